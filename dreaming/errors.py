@@ -1,0 +1,63 @@
+"""The one error family. Every message says what went wrong and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class DreamingError(Exception):
+    """Base of every error a user can see. The CLI prints it as one line and exits."""
+
+    exit_code = 1
+
+
+class VaultError(DreamingError):
+    """The vault path is missing, not a folder, or not a dreaming vault."""
+
+
+class ConflictError(DreamingError):
+    """A file changed under us between read and write: the person's text wins."""
+
+    def __init__(self, path: Path, detail: str = "") -> None:
+        msg = f"{path}: changed on disk while dreaming was writing it; kept your version"
+        if detail:
+            msg += f" ({detail})"
+        super().__init__(msg + "; the edit will be retried on the next run")
+        self.path = path
+
+
+class UnsafePathError(DreamingError):
+    """A path derived from input (a title, a transcript) would leave the vault."""
+
+
+class TranscriptError(DreamingError):
+    """A Raw file cannot be read. `reason` is the one-line explanation with the fix."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = str(path)
+        self.reason = reason
+
+
+class IncompleteTranscript(TranscriptError):
+    """A Raw file looks half-written (still being copied): retry later, never half-ingest."""
+
+
+class GitError(DreamingError):
+    """A git operation on the vault failed (a stale lock, a broken repository)."""
+
+
+class LedgerError(DreamingError):
+    """The ledger database cannot be opened or migrated."""
+
+
+class PolicyError(DreamingError):
+    """A Meta page is missing or invalid."""
+
+
+class ModelError(DreamingError):
+    """A model cannot be installed, loaded or called."""
+
+
+class ConfigError(DreamingError):
+    """A setting is invalid."""

@@ -1,0 +1,345 @@
+"""INGEST: Raw files → conversations and messages in the ledger.
+
+Each Raw file is read whole, parsed by its format's reader, redacted, and
+stored in one transaction. A file is skipped without being read when its
+size and mtime match the ledger (the per-file watermark), so re-ingesting an
+unchanged Raw/ writes nothing. A grown session updates its conversation in
+place. A file still being written is left for the next pass, never
+half-ingested. A bad file is recorded with a one-line reason and the rest goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.ledger import Ledger, messages_sha
+from dreaming.raw import read_transcript
+from dreaming.raw.types import Conversation
+from dreaming.vault import Vault
+
+Progress = Callable[[int, int, str], None]
+"""progress(done, total, current vault-relative path)."""
+
+_SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    unchanged: int = 0
+    ingested: int = 0
+    empty: int = 0
+    pending: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    conversations_new: int = 0
+    conversations_updated: int = 0
+    messages_added: int = 0
+    redactions: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.ingested or self.empty or self.failed or self.pending or self.conversations_new
+        )
+
+
+def raw_files(vault: Vault) -> list[Path]:
+    """Every candidate transcript under Raw/, recursively, in a stable order."""
+    found: list[Path] = []
+    for path in sorted(vault.raw.rglob("*")):
+        rel = path.relative_to(vault.raw)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.name in _SKIP_NAMES and len(rel.parts) == 1:
+            continue
+        if path.name.endswith(".meta.json") or path.name in (".DS_Store",):
+            continue
+        if path.is_file():
+            found.append(path)
+    return found
+
+
+def import_into_raw(vault: Vault, path: Path) -> Path:
+    """A transcript from outside the vault is copied into Raw/ (the original is untouched)."""
+    src = path.expanduser().resolve()
+    if vault.raw in src.parents:
+        return src
+    if not src.is_file():
+        raise TranscriptError(path, "no such file; give the path of a transcript file")
+    target = vault.raw / src.name
+    n = 1
+    while target.exists():
+        if target.read_bytes() == src.read_bytes():
+            return target
+        target = vault.raw / f"{src.stem}-{n}{src.suffix}"
+        n += 1
+    shutil.copy2(src, target)
+    return target
+
+
+def ingest(
+    vault: Vault,
+    ledger: Ledger,
+    files: Sequence[Path] | None = None,
+    *,
+    progress: Progress | None = None,
+) -> IngestReport:
+    paths = raw_files(vault) if files is None else [import_into_raw(vault, f) for f in files]
+    report = IngestReport(files=len(paths))
+    known = {
+        row["path"]: row
+        for row in ledger.db.execute(
+            "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
+        ).fetchall()
+    }
+    for done, path in enumerate(paths, start=1):
+        rel = vault.rel(path)
+        if progress is not None:
+            progress(done, len(paths), rel)
+        _ingest_file(vault, ledger, path, rel, known.get(rel), report)
+    if report.changed:
+        _record_run(ledger, report)
+    return report
+
+
+def _ingest_file(
+    vault: Vault,
+    ledger: Ledger,
+    path: Path,
+    rel: str,
+    row: sqlite3.Row | None,
+    report: IngestReport,
+) -> None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    if (
+        row is not None
+        and row["size"] == st.st_size
+        and row["mtime_ns"] == st.st_mtime_ns
+        and row["status"] != "pending"
+    ):
+        report.unchanged += 1
+        return
+    data = path.read_bytes()
+    after = path.stat()
+    now = utcnow()
+    if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(
+        data
+    ) != after.st_size:
+        _record_file(
+            ledger,
+            rel,
+            after.st_size,
+            after.st_mtime_ns,
+            "",
+            None,
+            "pending",
+            "still being written; will be read once it stops changing",
+            0,
+            0,
+            now,
+        )
+        report.pending.append((rel, "still being written"))
+        return
+    sha = hashlib.sha256(data).hexdigest()
+    if row is not None and row["sha256"] == sha and row["status"] != "pending":
+        # Touched but not changed: move the watermark, read nothing.
+        ledger.db.execute(
+            "UPDATE raw_files SET mtime_ns = ?, size = ? WHERE path = ?",
+            (st.st_mtime_ns, st.st_size, rel),
+        )
+        report.unchanged += 1
+        return
+    try:
+        result = read_transcript(path, data)
+    except IncompleteTranscript as e:
+        _record_file(
+            ledger, rel, st.st_size, st.st_mtime_ns, sha, None, "pending", e.reason, 0, 0, now
+        )
+        report.pending.append((rel, e.reason))
+        return
+    except TranscriptError as e:
+        _record_file(
+            ledger, rel, st.st_size, st.st_mtime_ns, sha, None, "failed", e.reason, 0, 0, now
+        )
+        report.failed.append((rel, e.reason))
+        return
+    with ledger.transaction():
+        status = "ok" if result.conversations else "empty"
+        reason = None if result.conversations else "no conversation in this file (nothing to do)"
+        _record_file(
+            ledger,
+            rel,
+            st.st_size,
+            st.st_mtime_ns,
+            sha,
+            result.source,
+            status,
+            reason,
+            len(result.conversations),
+            result.redactions,
+            now,
+        )
+        ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (rel,))
+        for conv in result.conversations:
+            _store_conversation(ledger, rel, conv, now, report)
+    report.redactions += result.redactions
+    if result.conversations:
+        report.ingested += 1
+    else:
+        report.empty += 1
+
+
+def _record_file(
+    ledger: Ledger,
+    rel: str,
+    size: int,
+    mtime_ns: int,
+    sha: str,
+    source: str | None,
+    status: str,
+    reason: str | None,
+    conversations: int,
+    redactions: int,
+    now: str,
+) -> None:
+    ledger.db.execute(
+        "INSERT INTO raw_files(path, size, mtime_ns, sha256, source, status, reason, "
+        "conversations, redactions, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns, "
+        "sha256=excluded.sha256, source=excluded.source, status=excluded.status, "
+        "reason=excluded.reason, conversations=excluded.conversations, "
+        "redactions=excluded.redactions, ingested_at=excluded.ingested_at",
+        (rel, size, mtime_ns, sha, source, status, reason, conversations, redactions, now),
+    )
+
+
+def _store_conversation(
+    ledger: Ledger, rel: str, conv: Conversation, now: str, report: IngestReport
+) -> None:
+    db = ledger.db
+    sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
+    count = len(conv.messages)
+    db.execute(
+        "INSERT OR REPLACE INTO file_conversations(path, conv_id, message_count, content_sha) "
+        "VALUES (?, ?, ?, ?)",
+        (rel, conv.source_id, count, sha),
+    )
+    existing = db.execute(
+        "SELECT file, message_count, content_sha FROM conversations WHERE id = ?",
+        (conv.source_id,),
+    ).fetchone()
+    if existing is None:
+        db.execute(
+            "INSERT INTO conversations(id, hash8, source, file, parent_id, title, created_at, "
+            "updated_at, message_count, content_sha, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                conv.source_id,
+                conv.hash8,
+                conv.source,
+                rel,
+                conv.parent_id,
+                conv.title,
+                conv.created_at,
+                conv.updated_at,
+                count,
+                sha,
+                now,
+            ),
+        )
+        db.executemany(
+            "INSERT INTO messages(conv_id, position, role, text, ts) VALUES (?,?,?,?,?)",
+            [(conv.source_id, i, m.role, m.text, m.timestamp) for i, m in enumerate(conv.messages)],
+        )
+        report.conversations_new += 1
+        report.messages_added += count
+        return
+    if existing["content_sha"] == sha:
+        return
+    if existing["file"] != rel and count <= existing["message_count"]:
+        # An older or shorter copy of a conversation another file holds in full.
+        return
+    added = _update_messages(ledger, conv)
+    db.execute(
+        "UPDATE conversations SET file=?, source=?, parent_id=?, title=?, created_at=?, "
+        "updated_at=?, message_count=?, content_sha=?, ingested_at=? WHERE id=?",
+        (
+            rel,
+            conv.source,
+            conv.parent_id,
+            conv.title,
+            conv.created_at,
+            conv.updated_at,
+            count,
+            sha,
+            now,
+            conv.source_id,
+        ),
+    )
+    report.conversations_updated += 1
+    report.messages_added += added
+
+
+def _update_messages(ledger: Ledger, conv: Conversation) -> int:
+    """Bring stored messages in line with `conv`, touching only positions that differ."""
+    db = ledger.db
+    stored = db.execute(
+        "SELECT role, text, ts FROM messages WHERE conv_id = ? ORDER BY position",
+        (conv.source_id,),
+    ).fetchall()
+    changed = []
+    for i, m in enumerate(conv.messages[: len(stored)]):
+        s = stored[i]
+        if (s["role"], s["text"], s["ts"]) != (m.role, m.text, m.timestamp):
+            changed.append((m.role, m.text, m.timestamp, conv.source_id, i))
+    db.executemany(
+        "UPDATE messages SET role=?, text=?, ts=? WHERE conv_id=? AND position=?", changed
+    )
+    new = [
+        (conv.source_id, i, m.role, m.text, m.timestamp)
+        for i, m in enumerate(conv.messages)
+        if i >= len(stored)
+    ]
+    db.executemany(
+        "INSERT INTO messages(conv_id, position, role, text, ts) VALUES (?,?,?,?,?)", new
+    )
+    db.execute(
+        "DELETE FROM messages WHERE conv_id = ? AND position >= ?",
+        (conv.source_id, len(conv.messages)),
+    )
+    return len(new)
+
+
+def _record_run(ledger: Ledger, report: IngestReport) -> None:
+    now = utcnow()
+    summary = {
+        "files": report.files,
+        "ingested": report.ingested,
+        "unchanged": report.unchanged,
+        "failed": len(report.failed),
+        "pending": len(report.pending),
+        "conversations_new": report.conversations_new,
+        "conversations_updated": report.conversations_updated,
+        "messages_added": report.messages_added,
+        "redactions": report.redactions,
+    }
+    ledger.db.execute(
+        "INSERT INTO runs(id, kind, started_at, finished_at, status, summary) "
+        "VALUES (?, 'ingest', ?, ?, 'ok', ?)",
+        (uuid.uuid4().hex[:12], now, now, json.dumps(summary)),
+    )

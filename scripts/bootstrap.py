@@ -1,0 +1,54 @@
+"""Shared by up.py and test.py: make ./.venv and install dreaming into it.
+
+Only the standard library is used here: this runs on a fresh machine with
+nothing but Python and git. A stamp of pyproject.toml's digest makes the
+second run skip pip entirely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def say(msg: str) -> None:
+    print(f"==> {msg}", flush=True)
+
+
+def ensure_venv(extras: str = "") -> Path:
+    if sys.version_info < (3, 11):
+        sys.exit(f"dreaming needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    if not PYTHON.exists():
+        say(f"creating {VENV}")
+        venv.EnvBuilder(with_pip=True, upgrade_deps=False).create(VENV)
+    pyproject = (ROOT / "pyproject.toml").read_bytes()
+    digest = hashlib.sha256(pyproject + extras.encode()).hexdigest()
+    stamp = VENV / ".dreaming-installed"
+    if stamp.exists() and stamp.read_text() == digest:
+        return PYTHON
+    say("installing dreaming and its dependencies (first run: a minute or two)")
+    run([str(PYTHON), "-m", "pip", "install", "-q", "--upgrade", "pip"])
+    target = f".{extras}" if extras else "."
+    run([str(PYTHON), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT)
+    stamp.write_text(digest)
+    return PYTHON
+
+
+def run(cmd: list[str], cwd: Path | None = None, check: bool = True) -> int:
+    code = subprocess.call(cmd, cwd=cwd)
+    if check and code != 0:
+        sys.exit(f"failed ({code}): {' '.join(cmd)}")
+    return code
+
+
+def dreaming(*args: str, check: bool = True) -> int:
+    return run([str(BIN / "dreaming"), *args], check=check)

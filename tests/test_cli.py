@@ -1,0 +1,63 @@
+"""The console script as a person runs it: real processes, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import raw_note
+
+DREAMING = Path(sys.executable).parent / "dreaming"
+
+
+def dreaming(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DREAMING_VAULT"}
+    return subprocess.run(
+        [str(DREAMING), *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60
+    )
+
+
+def test_init_ingest_status_round_trip(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    (root / "Raw" / "t.md").write_text(raw_note(("user", "hi"), ("assistant", "hello")))
+    ingested = dreaming("ingest", "--vault", str(root))
+    assert ingested.returncode == 0, ingested.stderr
+    assert "1 ingested" in ingested.stdout
+    doc = json.loads(dreaming("status", "--vault", str(root), "--json").stdout)
+    assert doc["conversations"] == 1
+    assert doc["messages"] == 2
+    assert doc["sources"] == {"raw": {"conversations": 1, "messages": 2}}
+    assert {"failed", "redactions", "last_run"} <= set(doc)
+    assert doc["last_run"]["kind"] == "ingest"
+
+
+def test_a_bad_file_is_named_in_one_line_on_stderr(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    dreaming("init", str(root))
+    (root / "Raw" / "bad.json").write_text("{ not json")
+    result = dreaming("ingest", "--vault", str(root))
+    assert result.returncode == 0
+    lines = [line for line in result.stderr.splitlines() if "bad.json" in line]
+    assert len(lines) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_a_vault_that_is_a_file_is_refused_without_a_traceback(tmp_path: Path) -> None:
+    f = tmp_path / "file"
+    f.write_text("x")
+    result = dreaming("status", "--vault", str(f))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"dreaming: error: {f}: is a file, not a folder; pass the vault folder"
+    ]
+
+
+def test_status_without_a_vault_says_how_to_make_one(tmp_path: Path) -> None:
+    result = dreaming("status", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "dreaming init" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dreaming.config import DEFAULT_MODEL, load_settings
+from dreaming.errors import ConfigError
+from dreaming.vault import Vault
+
+
+def test_defaults_apply_when_nothing_is_set(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DREAMING_MODEL", raising=False)
+    settings = load_settings(vault.root)
+    assert settings.model == DEFAULT_MODEL
+    assert settings.schedule == "03:00"
+
+
+def test_the_config_file_then_env_then_arguments(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (vault.state / "config.toml").write_text('model = "mlx:a"\nmax_model_calls = 5\n')
+    assert load_settings(vault.root).model == "mlx:a"
+    monkeypatch.setenv("DREAMING_MODEL", "mlx:b")
+    assert load_settings(vault.root).model == "mlx:b"
+    assert load_settings(vault.root, model="mlx:c").model == "mlx:c"
+    assert load_settings(vault.root).max_model_calls == 5
+
+
+def test_a_broken_config_file_names_the_file(vault: Vault) -> None:
+    (vault.state / "config.toml").write_text("model = [unclosed\n")
+    with pytest.raises(ConfigError, match=r"config\.toml: not valid TOML"):
+        load_settings(vault.root)
+
+
+def test_an_invalid_schedule_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="schedule"):
+        load_settings(tmp_path, schedule="25:00")

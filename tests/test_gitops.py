@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dreaming import gitops
+from dreaming.errors import GitError
+from dreaming.gitops import VaultRepo
+from dreaming.vault import Vault
+
+
+def git(vault: Vault, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=vault.root, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_a_pipeline_commit_carries_the_run_trailer(vault: Vault) -> None:
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    VaultRepo(vault.root).commit_pipeline([page], "create Thing", "run42")
+    message = git(vault, "log", "-1", "--format=%B")
+    assert "Dreaming-Run: run42" in message
+    assert git(vault, "log", "-1", "--format=%an") == "dreaming\n"
+
+
+def test_a_pipeline_commit_never_takes_the_persons_staged_work(vault: Vault) -> None:
+    mine = vault.root / "NOTES.md"
+    mine.write_text("my notes\n")
+    git(vault, "add", "NOTES.md")
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
+    assert git(vault, "show", "--name-only", "--format=", "HEAD").split() == ["articles/Thing.md"]
+    assert "NOTES.md" in git(vault, "diff", "--cached", "--name-only")
+
+
+def test_the_persons_pending_edit_is_committed_apart_first(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    repo.commit_pipeline([page], "create Thing", "r1")
+    page.write_text("# Thing\n\nMy own line.\n")
+    person = repo.commit_person([page], "Edit by you: Thing")
+    page.write_text("# Thing\n\nMy own line.\n\nPipeline line.\n")
+    repo.commit_pipeline([page], "update Thing", "r2")
+    authors = git(vault, "log", "-3", "--format=%an|%s").splitlines()
+    assert authors[0] == "dreaming|update Thing"
+    assert authors[1].endswith("|Edit by you: Thing")
+    assert person is not None
+
+
+def test_nothing_to_commit_makes_no_commit(vault: Vault) -> None:
+    before = git(vault, "rev-parse", "HEAD")
+    assert VaultRepo(vault.root).commit_pipeline([vault.root / "STATION.md"], "x", "r") is None
+    assert git(vault, "rev-parse", "HEAD") == before
+
+
+def test_the_state_folder_is_never_committed(vault: Vault) -> None:
+    (vault.state / "junk").write_text("x")
+    assert not any(p.startswith(".dreaming") for p in VaultRepo(vault.root).dirty_paths())
+
+
+def test_a_stale_index_lock_is_retried_then_reported(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
+    (vault.root / ".git" / "index.lock").write_text("")
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    with pytest.raises(GitError, match=r"index\.lock is held .* delete that file"):
+        VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
+
+
+def test_a_lock_released_during_the_retries_lets_the_commit_through(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock = vault.root / ".git" / "index.lock"
+    lock.write_text("")
+    real_sleep = gitops.time.sleep
+
+    def release(seconds: float) -> None:
+        lock.unlink(missing_ok=True)
+        real_sleep(0)
+
+    monkeypatch.setattr(gitops.time, "sleep", release)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    assert VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1") is not None
+
+
+def test_a_folder_without_git_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="not a git repository"):
+        VaultRepo(tmp_path)

@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dreaming.ingest import ingest
+from dreaming.ledger import Ledger
+from dreaming.status import status
+from dreaming.vault import Vault
+from tests.support import raw_note
+
+TALK = raw_note(("user", "How do I keep bread fresh?"), ("assistant", "Freeze it in slices."))
+
+
+def drop(vault: Vault, name: str, text: str | bytes) -> Path:
+    path = vault.raw / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, str):
+        path.write_text(text, encoding="utf-8")
+    else:
+        path.write_bytes(text)
+    return path
+
+
+def messages(ledger: Ledger) -> list[tuple[str, str]]:
+    return [
+        (r["role"], r["text"])
+        for r in ledger.db.execute("SELECT role, text FROM messages ORDER BY conv_id, position")
+    ]
+
+
+def test_a_dropped_transcript_becomes_a_conversation(vault: Vault, ledger: Ledger) -> None:
+    drop(vault, "bread.md", TALK)
+    report = ingest(vault, ledger)
+    assert report.conversations_new == 1
+    assert messages(ledger) == [
+        ("user", "How do I keep bread fresh?"),
+        ("assistant", "Freeze it in slices."),
+    ]
+
+
+def test_raw_is_read_recursively(vault: Vault, ledger: Ledger) -> None:
+    drop(vault, "2026/01/bread.md", TALK)
+    ingest(vault, ledger)
+    assert status(ledger)["conversations"] == 1
+
+
+def test_reingesting_unchanged_files_writes_nothing(vault: Vault, ledger: Ledger) -> None:
+    drop(vault, "bread.md", TALK)
+    ingest(vault, ledger)
+    before = ledger.db.total_changes
+    report = ingest(vault, ledger)
+    assert report.unchanged == 1
+    assert ledger.db.total_changes == before
+
+
+def test_a_touched_but_unchanged_file_is_not_read_again(vault: Vault, ledger: Ledger) -> None:
+    path = drop(vault, "bread.md", TALK)
+    ingest(vault, ledger)
+    os.utime(path, ns=(1, 1))
+    report = ingest(vault, ledger)
+    assert report.unchanged == 1
+    assert report.conversations_updated == 0
+
+
+def test_a_grown_transcript_updates_its_conversation_in_place(
+    vault: Vault, ledger: Ledger
+) -> None:
+    path = drop(vault, "bread.md", TALK)
+    ingest(vault, ledger)
+    path.write_text(TALK + "## user\n\nAnd rolls?\n\n## assistant\n\nSame.\n", encoding="utf-8")
+    report = ingest(vault, ledger)
+    assert report.conversations_updated == 1
+    assert report.messages_added == 2
+    assert status(ledger)["conversations"] == 1
+    assert messages(ledger)[-1] == ("assistant", "Same.")
+
+
+def test_a_bad_file_is_recorded_and_the_rest_goes_on(vault: Vault, ledger: Ledger) -> None:
+    drop(vault, "broken.jsonl", b"\x00\x01\x02 not a transcript \xff\xfe")
+    drop(vault, "bread.md", TALK)
+    report = ingest(vault, ledger)
+    assert report.conversations_new == 1
+    failed = status(ledger)["failed"]
+    assert [f["file"] for f in failed] == ["Raw/broken.jsonl"]
+    assert failed[0]["reason"]
+    assert "\n" not in failed[0]["reason"]
+
+
+def test_a_fixed_file_leaves_the_failed_list(vault: Vault, ledger: Ledger) -> None:
+    path = drop(vault, "talk.md", b"\x00\x01binary")
+    ingest(vault, ledger)
+    path.write_text(TALK, encoding="utf-8")
+    ingest(vault, ledger)
+    assert status(ledger)["failed"] == []
+    assert status(ledger)["conversations"] == 1
+
+
+def test_a_half_written_jsonl_is_left_pending_not_half_ingested(
+    vault: Vault, ledger: Ledger
+) -> None:
+    line = (
+        '{"type":"user","sessionId":"11111111-2222-3333-4444-555555555555",'
+        '"uuid":"u1","timestamp":"2026-01-01T00:00:00Z",'
+        '"message":{"role":"user","content":"hello"}}\n'
+    )
+    drop(vault, "s.jsonl", line + line[: len(line) // 2])
+    report = ingest(vault, ledger)
+    assert [p for p, _ in report.pending] == ["Raw/s.jsonl"]
+    assert status(ledger)["conversations"] == 0
+
+
+def test_a_copy_of_a_shorter_version_is_reported_for_reclaim(
+    vault: Vault, ledger: Ledger
+) -> None:
+    drop(vault, "old/bread.md", TALK)
+    drop(vault, "new/bread.md", TALK + "## user\n\nAnd rolls?\n\n")
+    ingest(vault, ledger)
+    doc = status(ledger)
+    assert doc["conversations"] == 1
+    assert doc["reclaimable"] == [{"file": "Raw/old/bread.md", "superseded_by": "Raw/new/bread.md"}]
+
+
+def test_a_file_outside_the_vault_is_copied_into_raw(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    outside = tmp_path / "export.md"
+    outside.write_text(TALK, encoding="utf-8")
+    ingest(vault, ledger, [outside])
+    assert (vault.raw / "export.md").read_text(encoding="utf-8") == TALK
+    assert outside.read_text(encoding="utf-8") == TALK
+    assert status(ledger)["conversations"] == 1
+
+
+def test_the_seeded_readme_in_raw_is_not_a_transcript(vault: Vault, ledger: Ledger) -> None:
+    ingest(vault, ledger)
+    assert status(ledger)["files"]["total"] == 0

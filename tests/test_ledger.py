@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from dreaming.errors import LedgerError
+from dreaming.ledger import MIGRATIONS, Ledger
+
+
+def test_a_new_ledger_runs_every_migration(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "l.sqlite") as led:
+        assert led.version == len(MIGRATIONS)
+
+
+def test_reopening_runs_no_migration_twice(tmp_path: Path) -> None:
+    Ledger(tmp_path / "l.sqlite").close()
+    with Ledger(tmp_path / "l.sqlite") as led:
+        assert led.version == len(MIGRATIONS)
+        tables = {r[0] for r in led.db.execute("SELECT name FROM sqlite_master")}
+        assert {"conversations", "messages", "chunks", "runs", "model_calls"} <= tables
+
+
+def test_the_ledger_uses_wal_and_foreign_keys(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "l.sqlite") as led:
+        assert led.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert led.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_deleting_a_conversation_deletes_its_messages(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "l.sqlite") as led, led.transaction() as db:
+        db.execute(
+            "INSERT INTO conversations(id, hash8, source, file, message_count, content_sha, "
+            "ingested_at) VALUES ('c', 'c', 'raw', 'f', 1, 's', 'now')"
+        )
+        db.execute("INSERT INTO messages VALUES ('c', 0, 'user', 'hi', NULL)")
+        db.execute("DELETE FROM conversations WHERE id = 'c'")
+        assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 0
+
+
+def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "l.sqlite") as led:
+        with pytest.raises(RuntimeError), led.transaction() as db:
+            db.execute("INSERT INTO watermarks VALUES ('w', 'v', 'now')")
+            raise RuntimeError("boom")
+        assert led.get_watermark("w") is None
+
+
+def test_a_ledger_from_a_newer_dreaming_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "l.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    db.close()
+    with pytest.raises(LedgerError, match="newer dreaming"):
+        Ledger(path)
+
+
+def test_a_corrupt_ledger_file_gets_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "l.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(LedgerError, match="cannot open the ledger"):
+        Ledger(path)

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dreaming.errors import ConflictError, UnsafePathError, VaultError
+from dreaming.vault import OwnWrites, Vault, checksum, read_text, write_atomic
+
+
+def test_write_creates_a_new_file_when_none_was_expected(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    digest = write_atomic(path, "hello\n", expected=None)
+    assert path.read_text() == "hello\n"
+    assert digest == checksum("hello\n")
+
+
+def test_write_replaces_the_file_it_read(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("old\n")
+    _, digest = read_text(path)
+    write_atomic(path, "new\n", expected=digest)
+    assert path.read_text() == "new\n"
+
+
+def test_a_person_edit_after_the_read_wins(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("old\n")
+    _, digest = read_text(path)
+    path.write_text("the person's edit\n")
+    with pytest.raises(ConflictError, match=r"a\.md: changed on disk"):
+        write_atomic(path, "pipeline text\n", expected=digest)
+    assert path.read_text() == "the person's edit\n"
+
+
+def test_creating_over_an_existing_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("mine\n")
+    with pytest.raises(ConflictError):
+        write_atomic(path, "theirs\n", expected=None)
+    assert path.read_text() == "mine\n"
+
+
+def test_a_crash_during_the_rename_leaves_the_old_file_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("old\n")
+    _, digest = read_text(path)
+
+    def crash(src: object, dst: object) -> None:
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="power cut"):
+        write_atomic(path, "new\n", expected=digest)
+    assert path.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
+def test_own_writes_are_recognised_until_the_person_edits(tmp_path: Path) -> None:
+    registry = OwnWrites()
+    path = tmp_path / "a.md"
+    write_atomic(path, "ours\n", expected=None, registry=registry)
+    assert registry.is_own(path)
+    path.write_text("the person's\n")
+    assert not registry.is_own(path)
+
+
+def test_paths_outside_the_vault_are_refused(vault: Vault) -> None:
+    with pytest.raises(UnsafePathError):
+        vault.inside("../escape.md")
+    with pytest.raises(UnsafePathError):
+        vault.article_path("../../etc/passwd")
+
+
+def test_open_refuses_a_file(tmp_path: Path) -> None:
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(VaultError, match="is a file, not a folder"):
+        Vault.open(f)
+
+
+def test_open_refuses_a_folder_that_is_not_a_vault(tmp_path: Path) -> None:
+    with pytest.raises(VaultError, match="dreaming init"):
+        Vault.open(tmp_path)
+
+
+def test_open_refuses_a_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(VaultError, match="no such folder"):
+        Vault.open(tmp_path / "nope")

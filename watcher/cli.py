@@ -1,0 +1,190 @@
+"""The `dreaming` command line: the top of the stack and the only reader of argv.
+
+Every DreamingError becomes one clean line on stderr and a non-zero exit,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from dreaming.config import vault_from_env
+from dreaming.errors import DreamingError, VaultError
+from dreaming.vault import Vault
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _vault(path: Path | None) -> Vault:
+    chosen = path or vault_from_env()
+    if chosen is None:
+        if (Path.cwd() / ".dreaming").is_dir():
+            chosen = Path.cwd()
+        else:
+            raise VaultError(
+                "no vault given; pass --vault PATH, set DREAMING_VAULT, "
+                "or create one with: dreaming init PATH"
+            )
+    return Vault.open(chosen)
+
+
+vault_option = click.option(
+    "--vault",
+    "vault_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The vault folder (default: $DREAMING_VAULT, else the current folder).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="dreaming")
+def cli() -> None:
+    """dreaming: your AI conversations, turned into a personal wiki in your vault."""
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path), default=Path("vault"))
+def init(path: Path) -> None:
+    """Create a vault at PATH (or add what is missing to an existing one)."""
+    from dreaming.scaffold import init_vault
+
+    report = init_vault(path)
+    root = report.vault.root
+    if report.added:
+        out.print(f"[bold]{root}[/]: added {len(report.added)} files")
+        for rel in report.added:
+            out.print(f"  + {rel}")
+    else:
+        out.print(f"[bold]{root}[/]: already a complete vault; nothing added")
+    if report.kept:
+        out.print(f"  kept {len(report.kept)} existing files untouched")
+    if report.commit:
+        out.print(f"  committed {report.commit[:10]} (only the files added)")
+    out.print(f"Next: drop transcripts into {root / 'Raw'} and run: dreaming ingest --vault {root}")
+
+
+@cli.command()
+@vault_option
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
+    """Read transcripts (default: everything in Raw/) into the ledger."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from dreaming.ingest import ingest as run_ingest
+    from dreaming.ledger import Ledger
+
+    vault = _vault(vault_path)
+    with Ledger(vault.ledger_path) as ledger:
+        if out.is_terminal:
+            with Progress(
+                TextColumn("ingest"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.description}"),
+                console=out,
+                transient=True,
+            ) as bar:
+                task = bar.add_task("", total=None)
+
+                def progress(done: int, total: int, rel: str) -> None:
+                    bar.update(task, completed=done, total=total, description=rel[-60:])
+
+                report = run_ingest(vault, ledger, list(files) or None, progress=progress)
+        else:
+            report = run_ingest(vault, ledger, list(files) or None)
+    for rel, reason in report.failed:
+        err.print(f"dreaming: {rel}: {reason}", markup=False)
+    for rel, reason in report.pending:
+        err.print(f"dreaming: {rel}: {reason} (will retry)", markup=False)
+    out.print(
+        f"{report.files} files: {report.ingested} ingested, {report.unchanged} unchanged, "
+        f"{report.empty} without conversations, {len(report.failed)} failed, "
+        f"{len(report.pending)} pending; {report.conversations_new} new and "
+        f"{report.conversations_updated} updated conversations, "
+        f"{report.messages_added} messages added, {report.redactions} secrets redacted"
+    )
+
+
+@cli.command()
+@vault_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
+def status(vault_path: Path | None, as_json: bool) -> None:
+    """What is in the vault's ledger and what happened last."""
+    from dreaming.ledger import Ledger
+    from dreaming.status import status as get_status
+
+    vault = _vault(vault_path)
+    with Ledger(vault.ledger_path) as ledger:
+        doc = get_status(ledger)
+    doc["vault"] = str(vault.root)
+    if as_json:
+        click.echo(json.dumps(doc, indent=2, sort_keys=True))
+        return
+    _print_status(doc)
+
+
+def _print_status(doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    out.print(f"[bold]{doc['vault']}[/]")
+    out.print(
+        f"{doc['conversations']} conversations, {doc['messages']} messages, "
+        f"{doc['articles']} articles, {doc['redactions']} secrets redacted"
+    )
+    if doc["sources"]:
+        table = Table("source", "conversations", "messages", box=None)
+        for name, s in doc["sources"].items():
+            table.add_row(name, str(s["conversations"]), str(s["messages"]))
+        out.print(table)
+    files = doc["files"]
+    out.print(
+        f"Raw files: {files['total']} ({files['ok']} ok, {files['empty']} without "
+        f"conversations, {files['failed']} failed, {files['pending']} pending)"
+    )
+    for f in doc["failed"]:
+        out.print(f"  [red]failed[/] {f['file']}: {f['reason']}", markup=True)
+    for f in doc["pending"]:
+        out.print(f"  [yellow]pending[/] {f['file']}: {f['reason']}")
+    for f in doc["reclaimable"]:
+        out.print(f"  [dim]reclaimable[/] {f['file']} (a copy of {f['superseded_by']})")
+    if doc["model_usage"]:
+        table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
+        for stage, u in doc["model_usage"].items():
+            table.add_row(
+                stage,
+                str(u["calls"]),
+                str(u["prompt_tokens"]),
+                str(u["cached_tokens"]),
+                str(u["generated_tokens"]),
+                f"{u['seconds']:.1f}",
+            )
+        out.print(table)
+    run = doc["last_run"]
+    if run is None:
+        out.print("Last run: never")
+    else:
+        out.print(f"Last run: {run['kind']} {run['id']} at {run['started_at']}: {run['status']}")
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except DreamingError as e:
+        err.print(f"dreaming: error: {e}", markup=False, soft_wrap=True)
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        err.print("dreaming: aborted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
