@@ -25,7 +25,8 @@ def say(msg: str) -> None:
 
 
 def ensure_venv(extras: str = "") -> Path:
-    if sys.version_info < (3, 11):
+    # This file runs under whatever python3 the machine has, perhaps an old one.
+    if sys.version_info < (3, 11):  # noqa: UP036
         sys.exit(f"dreaming needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PYTHON.exists():
         say(f"creating {VENV}")

@@ -19,7 +19,9 @@ from bootstrap import dreaming, ensure_venv, say
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("vault", nargs="?", default="vault", type=Path)
-    parser.add_argument("--model", default=None, help="model preset to install (default: the default)")
+    parser.add_argument(
+        "--model", default=None, help="model preset to install (default: the default)"
+    )
     parser.add_argument("--no-model", action="store_true", help="skip installing the model")
     args = parser.parse_args()
     ensure_venv()

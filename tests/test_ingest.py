@@ -63,9 +63,7 @@ def test_a_touched_but_unchanged_file_is_not_read_again(vault: Vault, ledger: Le
     assert report.conversations_updated == 0
 
 
-def test_a_grown_transcript_updates_its_conversation_in_place(
-    vault: Vault, ledger: Ledger
-) -> None:
+def test_a_grown_transcript_updates_its_conversation_in_place(vault: Vault, ledger: Ledger) -> None:
     path = drop(vault, "bread.md", TALK)
     ingest(vault, ledger)
     path.write_text(TALK + "## user\n\nAnd rolls?\n\n## assistant\n\nSame.\n", encoding="utf-8")
@@ -110,9 +108,7 @@ def test_a_half_written_jsonl_is_left_pending_not_half_ingested(
     assert status(ledger)["conversations"] == 0
 
 
-def test_a_copy_of_a_shorter_version_is_reported_for_reclaim(
-    vault: Vault, ledger: Ledger
-) -> None:
+def test_a_copy_of_a_shorter_version_is_reported_for_reclaim(vault: Vault, ledger: Ledger) -> None:
     drop(vault, "old/bread.md", TALK)
     drop(vault, "new/bread.md", TALK + "## user\n\nAnd rolls?\n\n")
     ingest(vault, ledger)

@@ -41,9 +41,14 @@ def test_deleting_a_conversation_deletes_its_messages(tmp_path: Path) -> None:
 
 def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
     with Ledger(tmp_path / "l.sqlite") as led:
-        with pytest.raises(RuntimeError), led.transaction() as db:
-            db.execute("INSERT INTO watermarks VALUES ('w', 'v', 'now')")
-            raise RuntimeError("boom")
+
+        def fail_midway() -> None:
+            with led.transaction() as db:
+                db.execute("INSERT INTO watermarks VALUES ('w', 'v', 'now')")
+                raise RuntimeError("boom")
+
+        with pytest.raises(RuntimeError):
+            fail_midway()
         assert led.get_watermark("w") is None
 
 
