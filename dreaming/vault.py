@@ -81,6 +81,12 @@ class Vault:
 
     def rel(self, path: Path) -> str:
         """The vault-relative POSIX path of `path` (which must be inside the vault)."""
+        if path.is_absolute() and ".." not in path.parts:
+            try:
+                # Cheap path for the common case; resolve() costs a syscall per part.
+                return path.relative_to(self.root).as_posix()
+            except ValueError:
+                pass
         return self.inside(path).relative_to(self.root).as_posix()
 
     def inside(self, path: Path | str) -> Path:

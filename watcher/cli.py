@@ -131,6 +131,24 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     _print_status(doc)
 
 
+@cli.command()
+@vault_option
+def reindex(vault_path: Path | None) -> None:
+    """Rebuild the article index in the ledger from articles/ (Markdown is the truth)."""
+    from dreaming.ledger import Ledger
+    from dreaming.reindex import reindex as run_reindex
+
+    vault = _vault(vault_path)
+    with Ledger(vault.ledger_path) as ledger:
+        report = run_reindex(vault, ledger)
+    for rel, reason in report.unreadable:
+        err.print(f"dreaming: {rel}: {reason}", markup=False)
+    out.print(
+        f"reindexed {report.articles} articles: {report.aliases} names, "
+        f"{report.categories} categories, {report.links} links"
+    )
+
+
 def _print_status(doc: dict[str, Any]) -> None:
     from rich.table import Table
 

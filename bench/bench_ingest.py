@@ -1,0 +1,158 @@
+"""Ingest benchmark: ratios measured side by side in one run.
+
+    python bench/bench_ingest.py [--corpus ../shared/corpus]
+
+Prints:
+- corpus ingest time ÷ time to merely read and JSON-decode the same bytes (goal < 3)
+- unchanged re-ingest time ÷ first ingest time, and ledger rows written (goal < 0.10, 0)
+- `dreaming init` seconds (goal < 1)
+- one 10 MB Claude Code session: ingest seconds (goal < 2)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from dreaming.ingest import ingest  # noqa: E402
+from dreaming.ledger import Ledger  # noqa: E402
+from dreaming.scaffold import init_vault  # noqa: E402
+
+
+def decode_only(files: list[Path]) -> float:
+    """The floor: read every byte and JSON-decode what is JSON, nothing else."""
+    start = time.perf_counter()
+    for path in files:
+        data = path.read_bytes()
+        if path.suffix == ".jsonl":
+            for line in data.splitlines():
+                if line.strip():
+                    with contextlib.suppress(ValueError):
+                        json.loads(line)
+        elif path.suffix == ".json":
+            json.loads(data)
+        else:
+            data.decode("utf-8", errors="replace")
+    return time.perf_counter() - start
+
+
+def synthetic_claude_session(path: Path, target_bytes: int) -> int:
+    """A Claude Code session JSONL of about `target_bytes`, in the real record shape."""
+    rng = random.Random(7)
+    words = ["the", "model", "file", "test", "run", "vault", "note", "cache", "index", "fix"]
+    session = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    parent = None
+    n = 0
+    with path.open("w", encoding="utf-8") as f:
+        while f.tell() < target_bytes:
+            uid = f"{n:08x}-0000-4000-8000-000000000000"
+            ts = f"2026-01-01T{(n // 3600) % 24:02d}:{(n // 60) % 60:02d}:{n % 60:02d}.000Z"
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(20, 400)))
+            if n % 2 == 0:
+                message = {"role": "user", "content": text}
+                kind = "user"
+            else:
+                message = {
+                    "model": "claude-x",
+                    "id": f"msg_{n}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": text},
+                        {
+                            "type": "tool_use",
+                            "id": f"t{n}",
+                            "name": "Bash",
+                            "input": {"command": "ls -la"},
+                        },
+                    ],
+                }
+                kind = "assistant"
+            record = {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": "/work",
+                "sessionId": session,
+                "version": "2.1.0",
+                "type": kind,
+                "message": message,
+                "uuid": uid,
+                "timestamp": ts,
+            }
+            f.write(json.dumps(record) + "\n")
+            parent = uid
+            n += 1
+    return n
+
+
+def timed_ingest(vault_root: Path) -> tuple[float, int, object]:
+    vault = init_vault(vault_root).vault
+    with Ledger(vault.ledger_path) as ledger:
+        before = ledger.db.total_changes
+        start = time.perf_counter()
+        report = ingest(vault, ledger)
+        return time.perf_counter() - start, ledger.db.total_changes - before, report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="dreaming-bench-"))
+    try:
+        start = time.perf_counter()
+        init_vault(work / "init-only")
+        init_s = time.perf_counter() - start
+        print(f"init: {init_s:.3f} s (goal < 1 s)")
+
+        big = work / "big" / "Raw"
+        big.mkdir(parents=True)
+        records = synthetic_claude_session(big / "session.jsonl", 10 * 1024 * 1024)
+        big_s, _, _ = timed_ingest(work / "big")
+        print(f"one 10 MB Claude Code session ({records} records): {big_s:.3f} s (goal < 2 s)")
+
+        if not args.corpus.is_dir():
+            print(f"corpus ratios: skipped ({args.corpus} is absent)")
+            return 0
+        vault_root = work / "corpus"
+        shutil.copytree(args.corpus, vault_root / "Raw")
+        (vault_root / "Raw" / "SOURCES.md").unlink(missing_ok=True)
+        files = sorted(p for p in (vault_root / "Raw").rglob("*") if p.is_file())
+        size = sum(p.stat().st_size for p in files if p.exists())
+        floor_s = min(decode_only(files) for _ in range(3))
+        first_s, first_rows, report = timed_ingest(vault_root)
+        vault = init_vault(vault_root).vault
+        with Ledger(vault.ledger_path) as ledger:
+            before = ledger.db.total_changes
+            start = time.perf_counter()
+            ingest(vault, ledger)
+            again_s = time.perf_counter() - start
+            again_rows = ledger.db.total_changes - before
+        print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB, {report}")
+        print(
+            f"read+decode floor: {floor_s:.3f} s; first ingest: {first_s:.3f} s "
+            f"({first_rows} rows written)"
+        )
+        print(f"ratio ingest / read+decode: {first_s / floor_s:.2f} (goal < 3)")
+        print(
+            f"ratio unchanged re-ingest / first: {again_s / first_s:.4f} (goal < 0.10), "
+            f"rows written: {again_rows} (goal 0)"
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

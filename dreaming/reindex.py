@@ -1,0 +1,118 @@
+"""`dreaming reindex`: rebuild the ledger's article cache from the vault.
+
+Markdown is the truth. This drops exactly the derived tables and rebuilds
+them from `articles/*.md` in sorted-stem order, so the same vault always
+gives the same rows; the synthesis ledger (conversations, chunks, runs) is
+never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from dreaming import article as art
+from dreaming.ledger import DERIVED_TABLES, Ledger
+from dreaming.vault import Vault, checksum
+
+_MAIN = re.compile(r"^[ \t]*\*Main articles?:(.*)\*[ \t]*$", re.MULTILINE)
+
+
+@dataclass
+class ReindexReport:
+    articles: int = 0
+    links: int = 0
+    aliases: int = 0
+    categories: int = 0
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Rows:
+    entities: list[tuple[object, ...]] = field(default_factory=list)
+    aliases: set[tuple[str, str]] = field(default_factory=set)
+    categories: set[str] = field(default_factory=set)
+    article_categories: set[tuple[str, str]] = field(default_factory=set)
+    facts: list[tuple[str, int, str, str]] = field(default_factory=list)
+    links: set[tuple[str, str, str]] = field(default_factory=set)
+
+
+def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
+    report = ReindexReport()
+    paths = sorted(vault.articles.glob("*.md"), key=lambda p: p.stem)
+    by_key = {art.heading_key(p.stem): p.stem for p in paths}
+    rows = _Rows()
+    for path in paths:
+        try:
+            data = path.read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            report.unreadable.append(
+                (vault.rel(path), f"cannot read as UTF-8 text ({e}); save it as UTF-8")
+            )
+            continue
+        _index_article(path.stem, art.parse(text), checksum(data), by_key, rows)
+    with ledger.transaction() as db:
+        for table in DERIVED_TABLES:
+            db.execute(f"DELETE FROM {table}")
+        db.executemany("INSERT INTO entities VALUES (?,?,?,?,?,?,?,?)", rows.entities)
+        db.executemany("INSERT INTO entity_aliases VALUES (?,?)", sorted(rows.aliases))
+        db.executemany("INSERT INTO categories VALUES (?)", [(c,) for c in sorted(rows.categories)])
+        db.executemany(
+            "INSERT INTO article_categories VALUES (?,?)", sorted(rows.article_categories)
+        )
+        db.executemany("INSERT INTO infobox_facts VALUES (?,?,?,?)", rows.facts)
+        db.executemany("INSERT INTO links VALUES (?,?,?)", sorted(rows.links))
+    report.articles = len(rows.entities)
+    report.links = len(rows.links)
+    report.aliases = len(rows.aliases)
+    report.categories = len(rows.categories)
+    return report
+
+
+def _index_article(
+    stem: str, article: art.Article, digest: str, by_key: dict[str, str], rows: _Rows
+) -> None:
+    def resolve(target: str) -> str:
+        return by_key.get(art.heading_key(target), target.strip().replace(" ", "_"))
+
+    box = dict(article.infobox or ())
+    redirect = art.redirect_target(article)
+    title = article.title or art.title_for_stem(stem)
+    lead = " ".join(article.lead.split())[:500]
+    rows.entities.append(
+        (
+            stem,
+            title,
+            box.get("kind"),
+            box.get("type"),
+            lead,
+            int(redirect is not None),
+            resolve(redirect) if redirect else None,
+            digest,
+        )
+    )
+    names = {title, art.title_for_stem(stem)}
+    names.update(a.strip() for a in box.get("aliases", "").split(",") if a.strip())
+    rows.aliases.update((" ".join(n.casefold().split()), stem) for n in names)
+    for position, (key, value) in enumerate(article.infobox or ()):
+        rows.facts.append((stem, position, key, value))
+        for link in art.wikilinks(value):
+            rows.links.add((stem, resolve(link.target), "infobox"))
+    for name in art.categories(article):
+        rows.categories.add(name)
+        rows.article_categories.add((stem, name))
+    body = [article.lead, *(s.body for s in article.sections if art.tail_rank(s) in (0, 2))]
+    for block in body:
+        for link in art.wikilinks(block):
+            if art.category_name(link) is None:
+                rows.links.add((stem, resolve(link.target), "prose"))
+        for m in _MAIN.finditer(block):
+            for link in art.wikilinks(m.group(1)):
+                rows.links.add((stem, resolve(link.target), "main"))
+    for target in art.see_also(article):
+        rows.links.add((stem, resolve(target), "seealso"))
+    if article.banner:
+        rows.links.add((stem, resolve(article.banner), "series"))
+    if redirect:
+        rows.links.add((stem, resolve(redirect), "redirect"))

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from dreaming import article as art
+from dreaming.ingest import ingest
+from dreaming.ledger import Ledger
+from dreaming.reindex import reindex
+from dreaming.vault import Vault
+from tests.support import raw_note
+
+CITE = art.Footnote(1, "0a1b2c3d", "2026-01-02", "raw", "bread talk")
+
+
+def write_article(vault: Vault, stem: str, text: str) -> None:
+    (vault.articles / f"{stem}.md").write_text(text, encoding="utf-8")
+
+
+def sourdough(vault: Vault) -> None:
+    write_article(
+        vault,
+        "Sourdough",
+        art.build(
+            "Sourdough",
+            lead="Sourdough is the bread the person bakes weekly with [[Rye Flour]].[^1]",
+            sections=[("Starter", "The starter lives in the fridge.[^1]")],
+            infobox={
+                "kind": "thing",
+                "aliases": "levain bread, sourdough loaf",
+                "made_with": "[[Rye Flour]]",
+            },
+            see_also=["Baking"],
+            footnotes=[CITE],
+            categories=["Bread"],
+        ),
+    )
+    write_article(
+        vault,
+        "Rye_Flour",
+        art.build("Rye Flour", lead="A flour.", sections=[], infobox={"kind": "thing"}),
+    )
+
+
+def rows(ledger: Ledger, sql: str) -> list[tuple[object, ...]]:
+    return [tuple(r) for r in ledger.db.execute(sql)]
+
+
+def test_articles_become_entities_with_their_names(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT stem, title, kind FROM entities ORDER BY stem") == [
+        ("Rye_Flour", "Rye Flour", "thing"),
+        ("Sourdough", "Sourdough", "thing"),
+    ]
+    aliases = rows(ledger, "SELECT alias FROM entity_aliases WHERE stem = 'Sourdough'")
+    assert {a[0] for a in aliases} == {"sourdough", "levain bread", "sourdough loaf"}
+
+
+def test_links_are_recorded_with_where_they_came_from(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    reindex(vault, ledger)
+    assert set(rows(ledger, "SELECT dst, via FROM links WHERE src = 'Sourdough'")) == {
+        ("Rye_Flour", "prose"),
+        ("Rye_Flour", "infobox"),
+        ("Baking", "seealso"),
+    }
+
+
+def test_categories_are_emergent_from_the_articles(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT * FROM article_categories") == [("Sourdough", "Bread")]
+
+
+def test_reindex_is_deterministic(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    reindex(vault, ledger)
+    tables = ("entities", "entity_aliases", "links", "infobox_facts", "article_categories")
+    first = {t: rows(ledger, f"SELECT * FROM {t} ORDER BY 1, 2") for t in tables}
+    reindex(vault, ledger)
+    assert {t: rows(ledger, f"SELECT * FROM {t} ORDER BY 1, 2") for t in tables} == first
+
+
+def test_a_deleted_article_leaves_the_index(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    reindex(vault, ledger)
+    (vault.articles / "Rye_Flour.md").unlink()
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT stem FROM entities") == [("Sourdough",)]
+
+
+def test_reindex_never_touches_the_conversations(vault: Vault, ledger: Ledger) -> None:
+    (vault.raw / "t.md").write_text(raw_note(("user", "hi"), ("assistant", "hello")))
+    ingest(vault, ledger)
+    sourdough(vault)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT COUNT(*) FROM messages") == [(2,)]
+
+
+def test_an_article_that_is_not_utf8_is_reported_not_fatal(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    (vault.articles / "Broken.md").write_bytes(b"# Broken\n\xff\xfe\n")
+    report = reindex(vault, ledger)
+    assert report.articles == 2
+    assert report.unreadable[0][0] == "articles/Broken.md"
