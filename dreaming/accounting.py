@@ -1,0 +1,45 @@
+"""Model calls into the ledger, and the per-run budget from the settings.
+
+Every call the pipeline makes goes through `metered(...)`: the budget is
+checked before a call starts, and each finished or failed call becomes one
+`model_calls` row (run, stage, unit, tokens, seconds, cache hits, error),
+which `dreaming status` and the run report total per stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from dreaming.config import Settings
+from dreaming.ledger import Ledger
+from dreaming.model import Budget, CallRecord, MeteredModel, TextModel
+
+
+def ledger_recorder(ledger: Ledger, run_id: str | None) -> Callable[[CallRecord], None]:
+    def record(call: CallRecord) -> None:
+        u = call.usage
+        ledger.db.execute(
+            "INSERT INTO model_calls(run_id, stage, unit, model, prompt_tokens, cached_tokens, "
+            "generated_tokens, seconds, error, at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                run_id,
+                call.stage,
+                call.unit,
+                call.model,
+                u.prompt_tokens,
+                u.cached_tokens,
+                u.generated_tokens,
+                u.seconds,
+                call.error,
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
+        )
+
+    return record
+
+
+def metered(model: TextModel, settings: Settings, ledger: Ledger, run_id: str) -> MeteredModel:
+    """`model` with this run's budget and every call recorded against `run_id`."""
+    budget = Budget(max_calls=settings.max_model_calls, max_seconds=settings.max_model_seconds)
+    return MeteredModel(model, budget=budget, on_call=ledger_recorder(ledger, run_id))
