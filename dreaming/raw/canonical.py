@@ -1,0 +1,74 @@
+"""Raw Markdown, the format a person writes by hand (source name "raw").
+
+    ---
+    title: Choosing a debounce window      # all optional
+    date: 2025-03-14
+    id: my-own-stable-id
+    source: claude.ai
+    ---
+
+    ## user
+    How long should the watcher wait?
+
+    ## assistant
+    Half a second of quiet is enough.
+
+Turn headings are `## user`, `## assistant`, `## system` (any case), optionally followed
+by a timestamp. Text before the first heading is ignored; headings inside code fences
+are not turns.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from dreaming.raw.common import shorten, span, title_from
+from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
+from dreaming.raw.types import Conversation, content_id
+
+SOURCE = "raw"
+
+HEADING_RE = re.compile(r"^##[ \t]+(user|assistant|system)\b[ \t]*:?(.*)$", re.I | re.M | re.A)
+
+
+def turn(line: str) -> tuple[str, str | None] | None:
+    """(role, timestamp) when the line is a turn heading; anything else after the role
+    (`## User interface`) makes it an ordinary heading."""
+    m = HEADING_RE.match(line)
+    if m is None:
+        return None
+    rest = m.group(2).strip()
+    ts = stamp_in(rest) if rest else None
+    if rest and ts is None:
+        return None
+    return m.group(1).lower(), ts
+
+
+def parse(path: Path, text: str) -> list[Conversation]:
+    fm, body = split_frontmatter(path, text)
+    lines = body.split("\n")
+    mask = fence_mask(lines)
+    markers: list[tuple[int, str, str, str | None]] = []
+    for i, line in enumerate(lines):
+        if line.startswith("##") and not mask[i] and (t := turn(line)):
+            markers.append((i, t[0], "", t[1]))
+    messages = build(lines, markers)
+    if not messages:
+        return []
+    first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
+    first, last = span(messages)
+    created = stamp_in(fm.get("date", "")) or first
+    meta: dict[str, str] = {k: shorten(fm[k], 200) for k in ("source", "model", "tags") if k in fm}
+    title = fm.get("title")
+    return [
+        Conversation(
+            source=SOURCE,
+            source_id=fm.get("id") or content_id(SOURCE, first_user),
+            messages=tuple(messages),
+            title=shorten(title, 200) if title else title_from(messages),
+            created_at=created,
+            updated_at=stamp_in(fm.get("updated", "")) or last or created,
+            meta=meta,
+        )
+    ]

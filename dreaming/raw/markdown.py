@@ -1,0 +1,153 @@
+"""Plain Markdown chat logs, in the shapes people save them.
+
+Role labels, in order of preference: headings (`### Human`, `## ChatGPT said:`), bold
+labels (`**User:** text`), plain labels (`User: text`). A style counts only when it has
+both a user and an assistant label. With no labels at all, a log of blockquoted prompts
+(`> prompt` paragraphs, the assistant's prose after each) is read as user/assistant turns.
+Text before the first turn is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from dreaming.raw.common import span, title_from
+from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
+from dreaming.raw.types import Conversation, Message, content_id
+
+SOURCE = "markdown"
+
+_USER = ("user", "human", "me", "you", "prompt", "question")
+_ASSISTANT = (
+    "assistant", "ai", "chatgpt", "gpt", "gpt-4", "gpt-4o", "claude", "bot", "model", "gemini",
+    "bard", "copilot", "answer", "response", "llm", "grok", "deepseek", "mistral", "llama",
+)  # fmt: skip
+_ROLE_OF = {w: "user" for w in _USER} | {w: "assistant" for w in _ASSISTANT} | {"system": "system"}
+_ROLE = "|".join(sorted((re.escape(w) for w in _ROLE_OF), key=len, reverse=True))
+_SAID = r"(?:[ \t]+(?:said|says|wrote|asked|replied|answered))?"
+
+_HEADING_RE = re.compile(
+    rf"^(#{{1,6}})[ \t]+[^\w\s]*[ \t]*\**({_ROLE}){_SAID}\**[ \t]*:?\**[ \t]*"
+    r"(\(.*\)|[-\u2014\u2013\u00b7|].*)?$",
+    re.I | re.A,
+)
+_BOLD_RE = re.compile(rf"^\*\*({_ROLE}){_SAID}[ \t]*:?\*\*[ \t]*:?[ \t]*(.*)$", re.I | re.A)
+_PLAIN_RE = re.compile(rf"^({_ROLE}){_SAID}[ \t]*:[ \t]*(.*)$", re.I | re.A)
+# A heading that announces where a saved log starts ("## Log", "# Transcript").
+_LOG_START_RE = re.compile(
+    r"^#{1,3}[ \t]+(?:chat[ \t]+)?(?:log|transcript|conversation|chat|dialogue|prompts?)[ \t]*$",
+    re.I | re.A,
+)
+
+Marker = tuple[int, str, str, str | None]
+
+
+def _labelled(lines: list[str]) -> list[Marker]:
+    mask = fence_mask(lines)
+    found: dict[str, list[Marker]] = {"heading": [], "bold": [], "plain": []}
+    heading_level = 0
+    for i, line in enumerate(lines):
+        if mask[i] or not line:
+            continue
+        c = line[0]
+        if c == "#":
+            m = _HEADING_RE.match(line)
+            if m:
+                level = len(m.group(1))
+                heading_level = heading_level or level
+                if level == heading_level:  # deeper role-ish headings are inside a reply
+                    ts = stamp_in(m.group(3) or "")
+                    found["heading"].append((i, _ROLE_OF[m.group(2).lower()], "", ts))
+        elif c == "*":
+            m = _BOLD_RE.match(line)
+            if m:
+                found["bold"].append((i, _ROLE_OF[m.group(1).lower()], m.group(2), None))
+        elif c.isalpha():
+            m = _PLAIN_RE.match(line)
+            if m:
+                found["plain"].append((i, _ROLE_OF[m.group(1).lower()], m.group(2), None))
+    for style in ("heading", "bold", "plain"):
+        roles = {r for _, r, _, _ in found[style]}
+        if "user" in roles and "assistant" in roles:
+            return found[style]
+    return []
+
+
+def _blockquoted(lines: list[str]) -> list[Message]:
+    # Fences are not tracked here: such logs are often exported with replies cut off
+    # mid-code, and one unclosed fence would hide every later prompt.
+    start = 0
+    for i, line in enumerate(lines):
+        if line.startswith("#") and _LOG_START_RE.match(line):
+            start = i + 1
+            break
+    out: list[Message] = []
+    role: str | None = None
+    buf: list[str] = []
+    in_quote = False
+
+    def flush() -> None:
+        if role is not None:
+            body = "\n".join(buf).strip()
+            if body:
+                if out and out[-1].role == role:
+                    out[-1] = Message(role=role, text=out[-1].text + "\n\n" + body)
+                else:
+                    out.append(Message(role=role, text=body))
+        buf.clear()
+
+    for line in lines[start:]:
+        if line.startswith(">"):
+            if role != "user":
+                flush()
+                role = "user"
+            buf.append(line[1:].removeprefix(" "))
+            in_quote = True
+        elif not line.strip():
+            in_quote = False
+            buf.append("")
+        elif in_quote:
+            buf.append(line)  # lazy continuation of the quoted paragraph
+        elif role is not None:
+            if role != "assistant":
+                flush()
+                role = "assistant"
+            buf.append(line)
+    flush()
+    if not any(m.role == "assistant" for m in out):
+        return []
+    return out
+
+
+def parse_messages(text: str) -> list[Message]:
+    lines = text.split("\n")
+    markers = _labelled(lines)
+    if markers:
+        return build(lines, markers)
+    return _blockquoted(lines)
+
+
+def looks_like(head: str) -> bool:
+    """Cheap check on the start of a file: any role label or blockquoted prompt."""
+    return bool(parse_messages(head))
+
+
+def parse(path: Path, text: str) -> list[Conversation]:
+    fm, body = split_frontmatter(path, text)
+    messages = parse_messages(body)
+    if not messages:
+        return []
+    first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
+    first, last = span(messages)
+    created = stamp_in(fm.get("date", "")) or first
+    return [
+        Conversation(
+            source=SOURCE,
+            source_id=fm.get("id") or content_id(SOURCE, first_user),
+            messages=tuple(messages),
+            title=fm.get("title") or title_from(messages),
+            created_at=created,
+            updated_at=last or created,
+        )
+    ]
