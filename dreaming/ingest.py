@@ -16,7 +16,7 @@ import shutil
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from dreaming.vault import Vault
 Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
 
+BATCH_BYTES = 8 * 1024 * 1024
 _SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
@@ -105,119 +106,111 @@ def ingest(
             "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
         ).fetchall()
     }
-    for done, path in enumerate(paths, start=1):
-        rel = vault.rel(path)
-        if progress is not None:
-            progress(done, len(paths), rel)
-        _ingest_file(vault, ledger, path, rel, known.get(rel), report)
-    if report.changed:
-        _record_run(ledger, report)
+    # Files are committed in batches: one commit per small file costs more than
+    # parsing it. A crash loses at most the open batch, which the next pass redoes.
+    with ledger.transaction():
+        batch = 0
+        for done, path in enumerate(paths, start=1):
+            rel = vault.rel(path)
+            if progress is not None:
+                progress(done, len(paths), rel)
+            batch += _ingest_file(ledger, path, rel, known.get(rel), report)
+            if batch >= BATCH_BYTES:
+                ledger.commit_and_continue()
+                batch = 0
+        if report.changed:
+            _record_run(ledger, report)
     return report
 
 
 def _ingest_file(
-    vault: Vault,
-    ledger: Ledger,
-    path: Path,
-    rel: str,
-    row: sqlite3.Row | None,
-    report: IngestReport,
-) -> None:
+    ledger: Ledger, path: Path, rel: str, row: sqlite3.Row | None, report: IngestReport
+) -> int:
+    """Ingest one file; returns the bytes read (0 when skipped unread)."""
     try:
         st = path.stat()
+        if (
+            row is not None
+            and (row["size"], row["mtime_ns"]) == (st.st_size, st.st_mtime_ns)
+            and row["status"] != "pending"
+        ):
+            report.unchanged += 1
+            return 0
+        data = path.read_bytes()
+        after = path.stat()
     except FileNotFoundError:
-        return
-    if (
-        row is not None
-        and row["size"] == st.st_size
-        and row["mtime_ns"] == st.st_mtime_ns
-        and row["status"] != "pending"
-    ):
-        report.unchanged += 1
-        return
-    data = path.read_bytes()
-    after = path.stat()
-    now = utcnow()
+        return 0
+    except OSError as e:
+        reason = f"cannot read the file ({e.strerror or e}); check its permissions"
+        _record_file(ledger, _FileRow(rel, 0, 0, "", None, "failed", reason))
+        report.failed.append((rel, reason))
+        return 0
     if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(
         data
     ) != after.st_size:
+        reason = "still being written; will be read once it stops changing"
         _record_file(
-            ledger,
-            rel,
-            after.st_size,
-            after.st_mtime_ns,
-            "",
-            None,
-            "pending",
-            "still being written; will be read once it stops changing",
-            0,
-            0,
-            now,
+            ledger, _FileRow(rel, after.st_size, after.st_mtime_ns, "", None, "pending", reason)
         )
-        report.pending.append((rel, "still being written"))
-        return
+        report.pending.append((rel, reason))
+        return len(data)
     sha = hashlib.sha256(data).hexdigest()
     if row is not None and row["sha256"] == sha and row["status"] != "pending":
-        # Touched but not changed: move the watermark, read nothing.
+        # Touched but not changed: move the watermark, parse nothing.
         ledger.db.execute(
             "UPDATE raw_files SET mtime_ns = ?, size = ? WHERE path = ?",
             (st.st_mtime_ns, st.st_size, rel),
         )
         report.unchanged += 1
-        return
+        return len(data)
+    file_row = _FileRow(rel, st.st_size, st.st_mtime_ns, sha, None, "failed", None)
     try:
         result = read_transcript(path, data)
     except IncompleteTranscript as e:
-        _record_file(
-            ledger, rel, st.st_size, st.st_mtime_ns, sha, None, "pending", e.reason, 0, 0, now
-        )
+        _record_file(ledger, replace(file_row, status="pending", reason=e.reason))
         report.pending.append((rel, e.reason))
-        return
+        return len(data)
     except TranscriptError as e:
-        _record_file(
-            ledger, rel, st.st_size, st.st_mtime_ns, sha, None, "failed", e.reason, 0, 0, now
-        )
+        _record_file(ledger, replace(file_row, reason=e.reason))
         report.failed.append((rel, e.reason))
-        return
-    with ledger.transaction():
-        status = "ok" if result.conversations else "empty"
-        reason = None if result.conversations else "no conversation in this file (nothing to do)"
-        _record_file(
-            ledger,
-            rel,
-            st.st_size,
-            st.st_mtime_ns,
-            sha,
-            result.source,
-            status,
-            reason,
-            len(result.conversations),
-            result.redactions,
-            now,
-        )
-        ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (rel,))
-        for conv in result.conversations:
-            _store_conversation(ledger, rel, conv, now, report)
+        return len(data)
+    now = utcnow()
+    _record_file(
+        ledger,
+        replace(
+            file_row,
+            source=result.source,
+            status="ok" if result.conversations else "empty",
+            reason=None if result.conversations else "no conversation in this file",
+            conversations=len(result.conversations),
+            redactions=result.redactions,
+        ),
+    )
+    ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (rel,))
+    for conv in result.conversations:
+        _store_conversation(ledger, rel, conv, now, report)
     report.redactions += result.redactions
     if result.conversations:
         report.ingested += 1
     else:
         report.empty += 1
+    return len(data)
 
 
-def _record_file(
-    ledger: Ledger,
-    rel: str,
-    size: int,
-    mtime_ns: int,
-    sha: str,
-    source: str | None,
-    status: str,
-    reason: str | None,
-    conversations: int,
-    redactions: int,
-    now: str,
-) -> None:
+@dataclass(frozen=True)
+class _FileRow:
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    source: str | None
+    status: str
+    reason: str | None
+    conversations: int = 0
+    redactions: int = 0
+
+
+def _record_file(ledger: Ledger, f: _FileRow) -> None:
     ledger.db.execute(
         "INSERT INTO raw_files(path, size, mtime_ns, sha256, source, status, reason, "
         "conversations, redactions, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
@@ -225,7 +218,18 @@ def _record_file(
         "sha256=excluded.sha256, source=excluded.source, status=excluded.status, "
         "reason=excluded.reason, conversations=excluded.conversations, "
         "redactions=excluded.redactions, ingested_at=excluded.ingested_at",
-        (rel, size, mtime_ns, sha, source, status, reason, conversations, redactions, now),
+        (
+            f.path,
+            f.size,
+            f.mtime_ns,
+            f.sha256,
+            f.source,
+            f.status,
+            f.reason,
+            f.conversations,
+            f.redactions,
+            utcnow(),
+        ),
     )
 
 

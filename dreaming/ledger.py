@@ -220,6 +220,12 @@ class Ledger:
             if not in_tx and self.db.in_transaction:
                 self.db.execute("COMMIT")
 
+    def commit_and_continue(self) -> None:
+        """Inside a long transaction: make what is done durable and carry on."""
+        if self.db.in_transaction:
+            self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+
     def get_watermark(self, name: str) -> str | None:
         row = self.db.execute("SELECT value FROM watermarks WHERE name = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
