@@ -1,0 +1,222 @@
+"""The one fence scanner: which lines of a text sit inside a fenced code block.
+
+Every module that edits or reads article text (article, normalize, gate, the
+link stages) asks this module, so they all agree on "inside a code block": a
+`# heading` or a `[^1]: ...` line inside a fence is code, never structure.
+
+We scan by hand instead of asking mistune because the callers need byte-exact
+line positions to splice text back together unchanged; mistune's AST gives
+tokens, not the line offsets they came from.
+
+Lines end with "\\n" only ("\\r\\n" keeps its "\\r" inside the line ending); a
+lone "\\r" is an ordinary character. That is the same rule `str.split("\\n")`
+follows, so positions computed here line up with plain string slicing.
+Only top-level fences count (indented at most three spaces, as CommonMark says);
+fences nested inside list items or block quotes are ordinary text to us.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
+_CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text`, each with its line ending; "".join(result) == text."""
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def line_ending(line: str) -> str:
+    """The line ending: "\\r\\n", "\\n", or "" (last line of a text with no final newline)."""
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith("\n"):
+        return "\n"
+    return ""
+
+
+def line_content(line: str) -> str:
+    """The line without its line ending."""
+    return line[: len(line) - len(line_ending(line))]
+
+
+def is_blank(line: str) -> bool:
+    """A CommonMark blank line: nothing but spaces and tabs."""
+    return line_content(line).strip(" \t") == ""
+
+
+def detect_eol(text: str) -> str:
+    """The text's line ending, judged by its first line break ("\\n" when it has none)."""
+    i = text.find("\n")
+    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
+
+
+def _opening(line: str) -> tuple[str, str] | None:
+    """(fence run, info string) when the line can open a fence."""
+    m = _FENCE.match(line_content(line))
+    if m is None:
+        return None
+    run, info = m.group(1), m.group(2)
+    # CommonMark: a backtick fence's info string may not contain a backtick
+    # (otherwise "```foo`" would be an inline code span, not a fence).
+    if run[0] == "`" and "`" in info:
+        return None
+    return run, info.strip()
+
+
+def _closes(line: str, run: str) -> bool:
+    m = _CLOSING.match(line_content(line))
+    return m is not None and m.group(1)[0] == run[0] and len(m.group(1)) >= len(run)
+
+
+def is_fence_line(line: str) -> bool:
+    """Whether the line has the shape of a fence (``` or ~~~, three or more)."""
+    return _opening(line) is not None
+
+
+def fence_label(line: str) -> str | None:
+    """The first word of a fence line's info string ("" for a bare fence); None if not a fence."""
+    opened = _opening(line)
+    if opened is None:
+        return None
+    words = opened[1].split()
+    return words[0] if words else ""
+
+
+@dataclass(frozen=True)
+class FenceBlock:
+    """One fenced block: lines[start:end] (fence lines included)."""
+
+    start: int
+    end: int
+    run: str
+    """The opening run, e.g. "```" or "~~~~"; a closing fence must match its char and be as long."""
+    label: str
+    closed: bool
+
+
+def fence_blocks(lines: Sequence[str]) -> list[FenceBlock]:
+    """Every fenced block among `lines`, in order; an unclosed one runs to the end."""
+    blocks: list[FenceBlock] = []
+    i, n = 0, len(lines)
+    while i < n:
+        opened = _opening(lines[i])
+        if opened is None:
+            i += 1
+            continue
+        run, info = opened
+        label = info.split()[0] if info.split() else ""
+        j = i + 1
+        while j < n and not _closes(lines[j], run):
+            j += 1
+        closed = j < n
+        end = j + 1 if closed else n
+        blocks.append(FenceBlock(i, end, run, label, closed))
+        i = end
+    return blocks
+
+
+def code_flags(lines: Sequence[str]) -> list[bool]:
+    """For each line: True when it is part of a fenced block (fence lines included)."""
+    flags = [False] * len(lines)
+    for block in fence_blocks(lines):
+        for k in range(block.start, block.end):
+            flags[k] = True
+    return flags
+
+
+def scan_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Yield (line, inside_code) for every line of `text`, line endings kept."""
+    lines = split_lines(text)
+    yield from zip(lines, code_flags(lines), strict=True)
+
+
+def dangling_fence(text: str) -> str | None:
+    """The opening run of a fence that is never closed, or None."""
+    blocks = fence_blocks(split_lines(text))
+    if blocks and not blocks[-1].closed:
+        return blocks[-1].run
+    return None
+
+
+def repair_fences(text: str) -> str:
+    """Close a dangling fence at the end of the text, with the run that opened it.
+
+    Closing at the very end changes no reading: CommonMark already treats
+    everything after an unclosed fence as code. It only makes that explicit,
+    so that text appended later is not swallowed.
+    """
+    run = dangling_fence(text)
+    if run is None:
+        return text
+    eol = detect_eol(text)
+    if text.endswith("\n"):
+        return text + run + eol
+    return text + eol + run
+
+
+def _mask_inline(content: str) -> str:
+    """Blank out inline code spans (backtick runs closed by a run of the same length)."""
+    out = list(content)
+    i, n = 0, len(content)
+    while i < n:
+        ch = content[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch != "`":
+            i += 1
+            continue
+        j = i
+        while j < n and content[j] == "`":
+            j += 1
+        width = j - i
+        k = j
+        close = -1
+        while k < n:
+            if content[k] != "`":
+                k += 1
+                continue
+            m = k
+            while m < n and content[m] == "`":
+                m += 1
+            if m - k == width:
+                close = k
+                break
+            k = m
+        if close < 0:
+            i = j
+            continue
+        for p in range(i, close + width):
+            out[p] = " "
+        i = close + width
+    return "".join(out)
+
+
+def mask_code(text: str, *, inline: bool = True) -> str:
+    """`text` with code replaced by spaces, same length, line endings kept.
+
+    Fenced blocks (fence lines too) are always blanked; inline code spans too
+    unless `inline=False`. Regexes run on the mask find only prose, and their
+    match offsets index the original text. Code spans are matched within one
+    line: a span broken across lines is left as text (a rare, harmless miss).
+    """
+    out: list[str] = []
+    for line, in_code in scan_lines(text):
+        content = line_content(line)
+        ending = line[len(content) :]
+        if in_code:
+            out.append(" " * len(content) + ending)
+        elif inline and "`" in content:
+            out.append(_mask_inline(content) + ending)
+        else:
+            out.append(line)
+    return "".join(out)

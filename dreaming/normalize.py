@@ -1,0 +1,348 @@
+"""NORMALIZE: pure, idempotent article normalisation, run inside every write.
+
+normalize(normalize(x)) == normalize(x). Each step either applies completely
+or leaves the article as it was (a step whose precondition fails does
+nothing; the gate then decides). Steps work on parsed parts, so a part no
+step changed keeps its exact bytes, and text inside code fences is never
+touched (the infobox is the one fenced block we own and rewrite).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from dreaming.article import (
+    STUB,
+    Article,
+    Definition,
+    WikiLink,
+    article_markers,
+    category_name,
+    heading_key,
+    infobox_malformed,
+    is_redirect,
+    is_stub,
+    is_thin,
+    parse,
+    parse_footnote,
+    render,
+    split_frontmatter,
+    tail_rank,
+    title_for_stem,
+    wikilinks,
+)
+from dreaming.fences import (
+    code_flags,
+    line_content,
+    line_ending,
+    mask_code,
+    repair_fences,
+    split_lines,
+)
+
+INFOBOX_FIRST = ("kind", "type", "aliases")
+"""Infobox keys that lead, in this order; every other key follows alphabetically."""
+
+_UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
+_MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
+_DEF_LABEL = re.compile(r"^( {0,3}\[\^)([^\[\]\s^]+)(\]:)")
+_STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE)
+_STUB_INLINE = re.compile(r"[ \t]*\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
+
+
+def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
+    """The article in normal form; `stem` is its own file stem."""
+    # Fences first: an unclosed one would hide every section after it.
+    frontmatter, body = split_frontmatter(text)
+    article = parse(frontmatter + repair_fences(body))
+    index = link_index([*known_stems, stem])
+    # Sections are ordered before footnotes are numbered: numbers follow reading order.
+    article = fix_title(article, stem)
+    article = order_sections(article)
+    article = canonical_links(article, index)
+    article = sort_infobox(article, index)
+    article = renumber_footnotes(article)
+    article = mark_stub(article)
+    return render(article)
+
+
+# ---------------------------------------------------------------- title
+
+
+def fix_title(article: Article, stem: str) -> Article:
+    """Title = H1 = stem: the file name is the subject's identity, the H1 follows it."""
+    title = title_for_stem(stem)
+    return article if article.title == title else replace(article, title=title)
+
+
+# ---------------------------------------------------------------- sections
+
+
+def order_sections(article: Article) -> Article:
+    """See also, Notes, References close the article in that order; others keep theirs."""
+    body = [s for s in article.sections if not tail_rank(s)]
+    tails = sorted((s for s in article.sections if tail_rank(s)), key=tail_rank)
+    new = (*body, *tails)
+    if all(x is y for x, y in zip(new, article.sections, strict=True)):
+        return article
+    return replace(article, sections=new)
+
+
+def _with_blocks(article: Article, lead: str, bodies: Sequence[str]) -> Article:
+    """Swap in new lead/bodies, touching only the parts that changed."""
+    sections = tuple(
+        s if s.body == b else replace(s, body=b)
+        for s, b in zip(article.sections, bodies, strict=True)
+    )
+    changed = lead != article.lead or any(
+        x is not y for x, y in zip(sections, article.sections, strict=True)
+    )
+    return replace(article, lead=lead, sections=sections) if changed else article
+
+
+# ---------------------------------------------------------------- wikilinks
+
+
+def link_index(stems: Iterable[str]) -> dict[str, str]:
+    """heading_key → canonical link target (the stem's title, spaces not `_`).
+
+    Two stems with the same key (possible on a case-sensitive disk) are
+    ambiguous and dropped: such links are left as written.
+    """
+    seen: dict[str, set[str]] = {}
+    for stem in stems:
+        title = title_for_stem(stem)
+        if title.strip() and not _UNSAFE_IN_LINK.search(title):
+            seen.setdefault(heading_key(title), set()).add(title)
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+
+def _canonical_link(link: WikiLink, index: dict[str, str], keep_surface: bool) -> str | None:
+    """The rewritten `[[...]]`, or None to leave the link as written."""
+    if link.embed or category_name(link) or "`" in link.target or "/" in link.target:
+        return None
+    target = index.get(heading_key(link.target))
+    if target is None or target == link.target:
+        return None
+    anchor = f"#{link.anchor}" if link.anchor is not None else ""
+    if link.alias is not None:
+        alias = f"|{link.alias}"
+    else:
+        # Keep what the reader saw: "[[foo bar]]" becomes "[[Foo Bar|foo bar]]".
+        shown = link.target.replace("_", " ").strip()
+        alias = f"|{shown}" if keep_surface and shown != target and not anchor else ""
+    return f"[[{target}{anchor}{alias}]]"
+
+
+def relink(text: str, index: dict[str, str], *, keep_surface: bool = True) -> str:
+    """Point every resolvable wikilink in `text` at its on-disk title.
+
+    With keep_surface, a link without an alias gets one holding the text the
+    reader saw, so prose reads the same; lists of links (See also) skip that.
+    """
+    out, pos = [], 0
+    for link in wikilinks(text):
+        new = _canonical_link(link, index, keep_surface)
+        if new is not None:
+            out += [text[pos : link.start], new]
+            pos = link.end
+    return "".join(out) + text[pos:] if out else text
+
+
+def canonical_links(article: Article, index: dict[str, str]) -> Article:
+    """Links point at titles with spaces, in the casing of the file on disk."""
+    lead = relink(article.lead, index)
+    bodies = [relink(s.body, index, keep_surface=tail_rank(s) != 1) for s in article.sections]
+    article = _with_blocks(article, lead, bodies)
+    if article.banner is not None:
+        banner = index.get(heading_key(article.banner), article.banner)
+        if banner != article.banner:
+            article = replace(article, banner=banner)
+    return article
+
+
+# ---------------------------------------------------------------- infobox
+
+
+def _infobox_order(item: tuple[int, tuple[str, str]]) -> tuple[int, str, int]:
+    position, (key, _) = item
+    first = INFOBOX_FIRST.index(key) if key in INFOBOX_FIRST else len(INFOBOX_FIRST)
+    return first, key.casefold() if first == len(INFOBOX_FIRST) else "", position
+
+
+def sort_infobox(article: Article, index: dict[str, str]) -> Article:
+    """kind, type, aliases first, the rest alphabetical; entity links canonical.
+
+    Skipped when the block has lines that are not `key: value` (or is never
+    closed): re-rendering it would drop those lines.
+    """
+    if article.infobox is None or infobox_malformed(article):
+        return article
+    ordered = sorted(enumerate(article.infobox), key=_infobox_order)
+    fields = tuple((k, relink(v, index, keep_surface=False)) for _, (k, v) in ordered)
+    return article if fields == article.infobox else replace(article, infobox=fields)
+
+
+# ---------------------------------------------------------------- footnotes
+
+
+@dataclass(frozen=True)
+class _Def:
+    block: int
+    line: int
+    end: int
+    """Lines [line, end) of its block: the definition and its indented continuation."""
+    label: str
+    key: tuple[str, ...]
+
+
+def _def_key(d: Definition) -> tuple[str, ...]:
+    """Two definitions with one key are one citation."""
+    f = parse_footnote(Definition("1", d.text))
+    return ("conv", f.hash, f.date, f.source) if f else ("text", d.text)
+
+
+def _find_defs(index: int, text: str) -> list[_Def]:
+    lines = split_lines(text)
+    flags = code_flags(lines)
+    masked = split_lines(mask_code(text))
+    found = []
+    for i, line in enumerate(masked):
+        m = _DEF_LABEL.match(line)
+        if flags[i] or m is None:
+            continue
+        end = i + 1
+        while end < len(lines) and not flags[end] and re.match(r"^(?: {4}|\t)\S", lines[end]):
+            end += 1
+        text_rest = line_content(lines[i])[m.end() :].strip()
+        found.append(_Def(index, i, end, m.group(2), _def_key(Definition(m.group(2), text_rest))))
+    return found
+
+
+def _relabel_line(line: str, masked: str, mapping: dict[str, str], is_def: bool) -> str:
+    """Rename marker labels (and the definition label) on one line, code spans untouched."""
+    out, pos = [], 0
+    if is_def and (m := _DEF_LABEL.match(masked)) and m.group(2) in mapping:
+        out += [line[: m.start(2)], mapping[m.group(2)]]
+        pos = m.end(2)
+    for mk in _MARKER.finditer(masked, pos):
+        if mk.group(1) in mapping:
+            out += [line[pos : mk.start(1)], mapping[mk.group(1)]]
+            pos = mk.end(1)
+    return "".join(out) + line[pos:]
+
+
+def renumber_footnotes(article: Article) -> Article:
+    """Markers 1..n by first citation; same conv+date+source merged; orphans kept, last.
+
+    Skipped when a marker has no definition or one label has two different
+    definitions: renumbering then could silently point a claim at the wrong
+    source. The gate rejects such an article instead.
+    """
+    texts = [article.lead, *(s.body for s in article.sections)]
+    defs = [d for i, t in enumerate(texts) for d in _find_defs(i, t)]
+    defined: dict[str, set[tuple[str, ...]]] = {}
+    for d in defs:
+        defined.setdefault(d.label, set()).add(d.key)
+    cited = list(dict.fromkeys(article_markers(article)))
+    if not defs or any(lb not in defined for lb in cited):
+        return article
+    if any(len(keys) > 1 for keys in defined.values()):
+        return article
+    number: dict[tuple[str, ...], int] = {}
+    for label in cited:
+        number.setdefault(next(iter(defined[label])), len(number) + 1)
+    for d in defs:
+        number.setdefault(d.key, len(number) + 1)
+    mapping = {label: str(number[next(iter(keys))]) for label, keys in defined.items()}
+    first: dict[tuple[str, ...], _Def] = {}
+    for d in defs:
+        first.setdefault(d.key, d)
+    refs = next((i + 1 for i, s in enumerate(article.sections) if tail_rank(s) == 3), None)
+    new_texts = [
+        _rewrite_block(text, [d for d in defs if d.block == i], first, number, mapping, i == refs)
+        for i, text in enumerate(texts)
+    ]
+    return _with_blocks(article, new_texts[0], new_texts[1:])
+
+
+def _rewrite_block(
+    text: str,
+    defs: Sequence[_Def],
+    first: dict[tuple[str, ...], _Def],
+    number: dict[tuple[str, ...], int],
+    mapping: dict[str, str],
+    is_references: bool,
+) -> str:
+    lines = split_lines(text)
+    if not lines:
+        return text
+    masked = split_lines(mask_code(text))
+    flags = code_flags(lines)
+    eol = line_ending(lines[0]) or "\n"
+    at = {d.line: d for d in defs}
+    units: dict[int, str] = {}
+    out: list[str | int] = []
+    j = 0
+    while j < len(lines):
+        d = at.get(j)
+        if d is None:
+            relabel = not flags[j]
+            out.append(_relabel_line(lines[j], masked[j], mapping, False) if relabel else lines[j])
+            j += 1
+            continue
+        if first[d.key] is d:
+            unit = [_relabel_line(lines[k], masked[k], mapping, k == j) for k in range(j, d.end)]
+            body = "".join(unit)
+            units[number[d.key]] = body if body.endswith("\n") else body + eol
+            out.append(number[d.key])
+        j = d.end
+    if is_references:
+        # References lists its definitions by number, in the slots they had.
+        order = iter(sorted(x for x in out if isinstance(x, int)))
+        out = [next(order) if isinstance(x, int) else x for x in out]
+    joined = "".join(x if isinstance(x, str) else units[x] for x in out)
+    if not text.endswith("\n") and joined.endswith("\n"):
+        joined = joined[: -len(line_ending(joined))]
+    return joined
+
+
+# ---------------------------------------------------------------- stub
+
+
+def _drop_stub(text: str) -> str:
+    lines = split_lines(text)
+    flags = code_flags(lines)
+    masked = split_lines(mask_code(text))
+    out: list[str] = []
+    for j, line in enumerate(lines):
+        if flags[j] or "{{" not in masked[j]:
+            out.append(line)
+        elif _STUB_LINE.match(line_content(masked[j])):
+            nxt_blank = j + 1 >= len(lines) or not lines[j + 1].strip()
+            if out and not out[-1].strip() and nxt_blank:
+                out.pop()
+        else:
+            spans = [(m.start(), m.end()) for m in _STUB_INLINE.finditer(masked[j])]
+            for a, b in reversed(spans):
+                line = line[:a] + line[b:]
+            out.append(line)
+    return "".join(out)
+
+
+def mark_stub(article: Article) -> Article:
+    """{{stub}} ends the lead of a thin article and leaves one that has grown."""
+    if is_redirect(article):
+        return article
+    thin, marked = is_thin(article), is_stub(article)
+    if thin and not marked:
+        eol = article.eol
+        lead = f"{article.lead}{eol}{eol}{STUB}" if article.lead.strip() else STUB
+        return replace(article, lead=lead)
+    if marked and not thin:
+        return _with_blocks(
+            article, _drop_stub(article.lead), [_drop_stub(s.body) for s in article.sections]
+        )
+    return article

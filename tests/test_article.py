@@ -1,0 +1,569 @@
+"""Article grammar: parse ⇄ render round trip, section surgery, queries, titles ⇄ stems."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreaming.article import (
+    LEAD,
+    Footnote,
+    Section,
+    SectionNotFoundError,
+    add_section,
+    article_markers,
+    build,
+    categories,
+    extract_section,
+    footnote_def_line,
+    footnote_defs,
+    is_redirect,
+    is_stub,
+    markers,
+    parse,
+    problems,
+    redirect_target,
+    render,
+    replace_section,
+    see_also,
+    split_frontmatter,
+    stem_for_title,
+    title_for_stem,
+    toc,
+    wikilinks,
+    words,
+)
+from dreaming.errors import DreamingError, UnsafePathError
+from dreaming.fences import (
+    dangling_fence,
+    fence_label,
+    is_fence_line,
+    mask_code,
+    repair_fences,
+    scan_lines,
+)
+from tests.strategies import GenArticle, articles, near_markdown
+
+SAMPLE = """\
+---
+tags: [demo]
+---
+# Foo Bar
+
+*Part of a series on [[Things]].*
+
+```info
+kind: thing
+aliases: fb, foobar
+made_by: [[Acme]]
+```
+
+Foo Bar is a thing.[^1] It links to [[Baz]].
+
+## History
+
+It was made in a shed.[^2]
+
+```python
+# not a heading
+[^1]: not a definition
+```
+
+### Early days
+
+Small beginnings.
+
+## See also
+
+- [[Baz]]
+
+## References
+
+[^1]: `conv:deadbeef` (2024-01-02, claude) — first talk
+[^2]: `conv:cafebabe` (2024-02-03, chatgpt) — second talk
+
+[[Category:Things]]
+"""
+
+
+# ---------------------------------------------------------------- round trip
+
+
+@settings(max_examples=100, deadline=None)
+@given(articles())
+def test_render_of_parse_is_byte_identical_for_generated_articles(g: GenArticle) -> None:
+    assert render(parse(g.text)) == g.text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_render_of_parse_is_byte_identical_for_any_text(text: str) -> None:
+    assert render(parse(text)) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_markdown)
+def test_render_of_parse_is_byte_identical_for_near_markdown(text: str) -> None:
+    assert render(parse(text)) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\n",
+        "# Title",
+        "# Title\r\n\r\nLead.\r\n",
+        "# Title  \n\nLead with trailing space.   \n\n\n## A\t\nbody",
+        "---\nkey: v\n---\n# T\n",
+        "---\nunclosed frontmatter\n# T\n",
+        "no heading at all\n",
+        "## Section first\n# Then a title\n",
+        "# T\n```\n# inside code\n[^1]: inside code\n",
+        "# Ünïcødé 東京\n\nLead.",
+        "# T\n\n```info\nkind: thing\nnot a pair\n```\n",
+    ],
+)
+def test_render_of_parse_is_byte_identical_for_edge_cases(text: str) -> None:
+    assert render(parse(text)) == text
+
+
+# ---------------------------------------------------------------- parse
+
+
+def test_parse_reads_every_part_of_the_skeleton() -> None:
+    a = parse(SAMPLE)
+    assert a.frontmatter == "---\ntags: [demo]\n---\n"
+    assert a.title == "Foo Bar"
+    assert a.banner == "Things"
+    assert a.infobox == (("kind", "thing"), ("aliases", "fb, foobar"), ("made_by", "[[Acme]]"))
+    assert a.lead == "Foo Bar is a thing.[^1] It links to [[Baz]]."
+    assert [s.heading for s in a.sections] == ["History", "See also", "References"]
+
+
+def test_a_hash_line_inside_a_code_fence_is_not_a_section() -> None:
+    history = parse(SAMPLE).sections[0]
+    assert "# not a heading" in history.body
+    assert "### Early days" in history.body
+
+
+def test_a_definition_inside_a_code_fence_is_not_a_footnote() -> None:
+    assert [f.number for f in footnote_defs(parse(SAMPLE))] == [1, 2]
+
+
+def test_a_fence_in_frontmatter_does_not_hide_the_article() -> None:
+    a = parse("---\n```\n---\n# T\n\nLead.\n")
+    assert a.frontmatter == "---\n```\n---\n"
+    assert a.title == "T"
+    assert split_frontmatter("---\n```\n---\nrest") == ("---\n```\n---\n", "rest")
+
+
+def test_a_text_without_h1_parses_with_title_none() -> None:
+    a = parse("Just some words.\n\n## Part\n\nMore.")
+    assert a.title is None
+    assert a.lead == "Just some words."
+    assert a.sections[0].heading == "Part"
+
+
+def test_crlf_text_parses_to_the_same_parts_as_lf() -> None:
+    lf, crlf = parse(SAMPLE), parse(SAMPLE.replace("\n", "\r\n"))
+    assert crlf.title == lf.title
+    assert [s.heading for s in crlf.sections] == [s.heading for s in lf.sections]
+    assert crlf.infobox == lf.infobox
+    assert crlf.eol == "\r\n"
+
+
+def test_a_shorter_fence_of_the_same_char_does_not_close_a_fence() -> None:
+    text = "# T\n\n````\n```\n## inside\n````\n\n## Outside\n"
+    assert [s.heading for s in parse(text).sections] == ["Outside"]
+
+
+def test_a_fence_of_the_other_char_does_not_close_a_fence() -> None:
+    flags = [code for _, code in scan_lines("~~~\n```\n# x\n~~~\n# y\n")]
+    assert flags == [True, True, True, True, False]
+
+
+def test_section_lookup_ignores_case_but_keeps_heading_text() -> None:
+    section = parse(SAMPLE).section("SEE ALSO")
+    assert section is not None
+    assert section.heading == "See also"
+
+
+# ---------------------------------------------------------------- render after changes
+
+
+def test_changing_one_section_leaves_the_others_byte_identical() -> None:
+    a = parse(SAMPLE)
+    history = replace(a.sections[0], body="Rewritten.[^2]")
+    out = render(replace(a, sections=(history, *a.sections[1:])))
+    head, tail = SAMPLE.split("## History", 1)
+    assert out.startswith(head + "## History\n\nRewritten.[^2]\n\n## See also")
+    assert out.endswith(tail[tail.index("## See also") :])
+
+
+def test_a_changed_title_renders_canonically_in_place() -> None:
+    out = render(replace(parse(SAMPLE), title="Foo Baz"))
+    assert out == SAMPLE.replace("# Foo Bar\n", "# Foo Baz\n")
+
+
+def test_a_changed_infobox_renders_canonically() -> None:
+    out = render(replace(parse(SAMPLE), infobox=(("kind", "person"),)))
+    assert "```info\nkind: person\n```\n\nFoo Bar is a thing." in out
+
+
+def test_a_new_section_gets_blank_lines_around_it() -> None:
+    a = parse("# T\n\nLead.")
+    out = render(replace(a, sections=(Section("New", 2, "Body."),)))
+    assert out == "# T\n\nLead.\n\n## New\n\nBody.\n"
+
+
+def test_canonical_parts_use_the_files_line_ending() -> None:
+    a = parse("# T\r\n\r\nLead.\r\n")
+    out = render(replace(a, sections=(Section("New", 2, "one\ntwo"),)))
+    assert out == "# T\r\n\r\nLead.\r\n\r\n## New\r\n\r\none\r\ntwo\r\n"
+
+
+# ---------------------------------------------------------------- section surgery
+
+
+def _section_start(g: GenArticle, heading: str) -> tuple[int, str]:
+    old = extract_section(g.text, heading)
+    assert old is not None
+    return g.text.index(old), old
+
+
+@settings(max_examples=100, deadline=None)
+@given(articles(), st.data())
+def test_replace_section_changes_only_that_sections_bytes(
+    g: GenArticle, data: st.DataObject
+) -> None:
+    if not g.headings:
+        return
+    heading = data.draw(st.sampled_from(g.headings))
+    new_body = data.draw(st.text(alphabet="abc .\n", min_size=1).filter(str.strip))
+    start, old = _section_start(g, heading)
+    out = replace_section(g.text, heading, new_body)
+    assert out[:start] == g.text[:start]
+    assert out.endswith(g.text[start + len(old) :])
+    assert extract_section(out, heading) is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(articles())
+def test_replacing_a_section_with_itself_changes_nothing(g: GenArticle) -> None:
+    for heading in (LEAD, *g.headings):
+        current = extract_section(g.text, heading)
+        assert current is not None
+        assert replace_section(g.text, heading, current) == g.text
+
+
+def test_replace_section_keeps_the_old_heading_when_the_new_text_has_none() -> None:
+    out = replace_section(SAMPLE, "history", "Only a body now.")
+    assert "## History\n\nOnly a body now.\n\n## See also" in out
+
+
+def test_replace_section_accepts_a_renamed_heading_of_the_same_level() -> None:
+    out = replace_section(SAMPLE, "History", "## Origins\n\nBody.")
+    assert "## Origins\n\nBody.\n\n## See also" in out
+    assert "## History" not in out
+
+
+def test_replace_section_closes_a_dangling_fence_in_the_new_text() -> None:
+    out = replace_section(SAMPLE, "History", "Body.\n\n```\ncode")
+    assert dangling_fence(out) is None
+    assert [s.heading for s in parse(out).sections] == ["History", "See also", "References"]
+
+
+def test_replace_section_with_empty_text_deletes_the_section() -> None:
+    out = replace_section(SAMPLE, "See also", "")
+    assert [s.heading for s in parse(out).sections] == ["History", "References"]
+
+
+def test_replace_section_of_a_missing_heading_raises_a_dreaming_error() -> None:
+    with pytest.raises(SectionNotFoundError) as err:
+        replace_section(SAMPLE, "Nope", "x")
+    assert isinstance(err.value, DreamingError)
+
+
+def test_replace_lead_leaves_every_other_byte_identical() -> None:
+    out = replace_section(SAMPLE, LEAD, "A new lead.[^1]")
+    assert out == SAMPLE.replace("Foo Bar is a thing.[^1] It links to [[Baz]].", "A new lead.[^1]")
+
+
+def test_extract_section_finds_a_subsection() -> None:
+    assert extract_section(SAMPLE, "early days") == "### Early days\n\nSmall beginnings."
+
+
+def test_extract_section_ignores_headings_inside_code() -> None:
+    assert extract_section(SAMPLE, "not a heading") is None
+
+
+def test_add_section_inserts_before_see_also() -> None:
+    out = add_section(SAMPLE, "## Uses\n\nMany.")
+    assert [s.heading for s in parse(out).sections] == ["History", "Uses", "See also", "References"]
+    assert out.startswith(SAMPLE[: SAMPLE.index("## See also")])
+
+
+def test_add_section_refuses_text_without_a_heading() -> None:
+    with pytest.raises(ValueError, match="## Heading"):
+        add_section(SAMPLE, "no heading here")
+
+
+# ---------------------------------------------------------------- queries
+
+
+def test_markers_skip_code_and_definition_labels() -> None:
+    text = "a[^1] `b[^2]` c[^3]\n\n```\n[^4]\n```\n[^5]: def with [^6]\n"
+    assert markers(text) == ["1", "3", "6"]
+
+
+def test_wikilinks_skip_code_fences_and_inline_code() -> None:
+    text = "[[A]] `[[B]]` [[C#Part|see c]]\n```\n[[D]]\n```\n"
+    links = wikilinks(text)
+    assert [(w.target, w.anchor, w.alias) for w in links] == [
+        ("A", None, None),
+        ("C", "Part", "see c"),
+    ]
+    assert text[links[1].start : links[1].end] == "[[C#Part|see c]]"
+
+
+def test_categories_are_read_from_the_body() -> None:
+    assert categories(parse(SAMPLE)) == ["Things"]
+
+
+def test_footnote_defs_parse_the_standard_citation() -> None:
+    first = footnote_defs(parse(SAMPLE))[0]
+    assert first == Footnote(1, "deadbeef", "2024-01-02", "claude", "first talk")
+
+
+def test_a_redirect_article_is_recognised() -> None:
+    a = parse("# Old Name\n\n*Redirects to [[New Name]]*\n")
+    assert is_redirect(a)
+    assert redirect_target(a) == "New Name"
+    assert not is_redirect(parse(SAMPLE))
+
+
+def test_stub_in_code_does_not_make_an_article_a_stub() -> None:
+    assert is_stub(parse("# T\n\nLead.\n\n{{stub}}\n"))
+    assert not is_stub(parse("# T\n\nLead `{{stub}}`.\n\n```\n{{stub}}\n```\n"))
+
+
+def test_toc_lists_sections_and_subsections_but_not_code() -> None:
+    assert toc(parse(SAMPLE)) == [
+        (2, "History"),
+        (3, "Early days"),
+        (2, "See also"),
+        (2, "References"),
+    ]
+
+
+def test_see_also_lists_link_targets() -> None:
+    assert see_also(parse(SAMPLE)) == ["Baz"]
+
+
+def test_words_count_display_text_not_markup() -> None:
+    assert words("A [[Long Name|name]] here.[^1] {{stub}} [[Category:X]]\n```\nno count\n```") == 3
+
+
+def test_fence_label_and_is_fence_line() -> None:
+    assert fence_label("```info\n") == "info"
+    assert fence_label("~~~~ python extra") == "python"
+    assert fence_label("```") == ""
+    assert fence_label("``` a`b") is None
+    assert not is_fence_line("    ```")
+    assert is_fence_line("   ~~~")
+
+
+def test_mask_code_keeps_length_and_line_endings() -> None:
+    text = "a `code` b\r\n```\nx\n```\n"
+    masked = mask_code(text)
+    assert len(masked) == len(text)
+    assert masked == "a        b\r\n   \n \n   \n"
+
+
+def test_repair_fences_closes_with_the_opening_run() -> None:
+    assert repair_fences("````py\ncode\n") == "````py\ncode\n````\n"
+    assert repair_fences("~~~\ncode") == "~~~\ncode\n~~~"
+    assert repair_fences("done\n") == "done\n"
+
+
+# ---------------------------------------------------------------- build
+
+
+def test_build_produces_the_canonical_layout() -> None:
+    text = build(
+        "Foo Bar",
+        lead="Foo Bar is a thing.[^1]",
+        sections=[("History", "Made.")],
+        infobox={"kind": "thing"},
+        see_also=["Baz"],
+        footnotes=[Footnote(1, "deadbeef", "2024-01-02", "claude", "talk")],
+        categories=["Things"],
+        banner="Stuff",
+        stub=True,
+    )
+    assert text == (
+        "# Foo Bar\n\n*Part of a series on [[Stuff]].*\n\n```info\nkind: thing\n```\n\n"
+        "Foo Bar is a thing.[^1]\n\n{{stub}}\n\n## History\n\nMade.\n\n## See also\n\n"
+        "- [[Baz]]\n\n## References\n\n"
+        "[^1]: `conv:deadbeef` (2024-01-02, claude) — talk\n\n[[Category:Things]]\n"
+    )
+
+
+def test_a_built_article_is_well_formed_and_parses_back() -> None:
+    text = build(
+        "T",
+        lead="Lead.[^1]",
+        sections=[("A", "Body.")],
+        footnotes=[Footnote(1, "0123abcd", "2024-01-02", "pi")],
+        stub=True,
+    )
+    a = parse(text)
+    assert problems(a, stem="T") == []
+    assert a.sections[0] == Section("A", 2, "Body.")
+    assert article_markers(a) == ["1"]
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((0, "deadbeef", "2024-01-02", "c", "d"), "number"),
+        ((1, "DEADBEEF", "2024-01-02", "c", "d"), "hash"),
+        ((1, "deadbee", "2024-01-02", "c", "d"), "hash"),
+        ((1, "deadbeef", "2024-13-02", "c", "d"), "date"),
+        ((1, "deadbeef", "2024-01-02", "a (b)", "d"), "source"),
+    ],
+)
+def test_footnote_def_line_rejects_malformed_parts(
+    args: tuple[int, str, str, str, str], match: str
+) -> None:
+    with pytest.raises(ValueError, match=match):
+        footnote_def_line(*args)
+
+
+def test_footnote_def_line_writes_the_standard_form_on_one_line() -> None:
+    line = footnote_def_line(3, "deadbeef", "2024-01-02", "claude", "two\nlines")
+    assert line == "[^3]: `conv:deadbeef` (2024-01-02, claude) — two lines"
+
+
+# ---------------------------------------------------------------- titles and stems
+
+
+@pytest.mark.parametrize(
+    ("title", "stem"),
+    [
+        ("Foo Bar", "Foo_Bar"),
+        ("  Foo   Bar ", "Foo_Bar"),
+        ("snake_case", "snake_case"),
+        ("Ünïcødé 東京", "Ünïcødé_東京"),
+        ("Foo\nBar", "Foo_Bar"),
+        ("Node.js", "Node.js"),
+    ],
+)
+def test_stem_for_title_maps_spaces_to_underscores(title: str, stem: str) -> None:
+    assert stem_for_title(title) == stem
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "../../etc/passwd",
+        "a/b",
+        "C:\\x",
+        "C:",
+        ".hidden",
+        "..",
+        "",
+        "   ",
+        "bell\x07",
+        "right\u202eleft",
+        "CON",
+        "nul.txt",
+        "x" * 201,
+        "what?",
+        "a|b",
+        "[[link]]",
+    ],
+)
+def test_stem_for_title_refuses_unsafe_titles(title: str) -> None:
+    with pytest.raises(UnsafePathError) as err:
+        stem_for_title(title)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "propose" in message or "give the subject a name" in message
+
+
+def test_a_path_like_title_from_a_model_names_the_title_and_the_fix() -> None:
+    with pytest.raises(UnsafePathError, match=r"'\.\./\.\./etc/passwd'.*propose the name without"):
+        stem_for_title("../../etc/passwd")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30))
+def test_every_accepted_stem_is_a_single_plain_file_name(title: str) -> None:
+    try:
+        stem = stem_for_title(title)
+    except UnsafePathError:
+        return
+    assert stem
+    assert "/" not in stem
+    assert "\\" not in stem
+    assert not stem.startswith(".")
+    assert stem_for_title(title_for_stem(stem)) == stem
+
+
+def test_title_for_stem_maps_underscores_to_spaces() -> None:
+    assert title_for_stem("Foo_Bar_Baz") == "Foo Bar Baz"
+
+
+# ---------------------------------------------------------------- problems
+
+
+def test_the_sample_has_no_problems_except_thinness() -> None:
+    assert problems(parse(SAMPLE), stem="Foo_Bar") == ["thin article (17 words) without {{stub}}"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Lead.\n", "no '# Title' line"),
+        ("# T\n\n{{stub}}\n", "no lead paragraph"),
+        ("intro\n# T\n\nLead. {{stub}}\n", "text before the H1"),
+        ("# T\n\n```info\nKind: thing\n```\n\nLead. {{stub}}\n", "not snake_case"),
+        ("# T\n\n```info\nkind: gadget\n```\n\nLead. {{stub}}\n", "kind 'gadget'"),
+        ("# T\n\n```info\njust words\n```\n\nLead. {{stub}}\n", "not 'key: value'"),
+        ("# T\n\nLead. {{stub}}\n\n# Second\n", "second H1"),
+        ("# T\n\nLead. {{stub}}\n\n## See also\n\n- [[X]]\n\n## Body\n", "in that order"),
+        ("# T\n\nLead. {{stub}}\n\n## See also\n\nX and Y\n", "See also line"),
+        ("# T\n\nLead.[^1] {{stub}}\n", "never defined"),
+        (
+            "# T\n\nLead.[^2] {{stub}}\n\n## References\n\n"
+            "[^2]: `conv:deadbeef` (2024-01-02, c) — d\n",
+            "numbered 1..n",
+        ),
+        (
+            "# T\n\nLead. {{stub}}\n\n## References\n\n[^1]: `conv:deadbeef` (2024-01-02, c) — d\n",
+            "never cited",
+        ),
+        ("# T\n\nLead.[^1] {{stub}}\n\n## References\n\n[^1]: loose text\n", "References line"),
+        (
+            "# T\n\nLead.[^1] {{stub}}\n\n[^1]: `conv:deadbeef` (2024-01-02, c) — d\n",
+            "no '## References'",
+        ),
+        ("# T\n\nLead. {{stub}}\n\n```\nopen", "never closed"),
+        ("# T\n\nLead. {{stub}}\n\n## A\n\nx\n\n## a\n\ny\n", "appears 2 times"),
+        ("# T\n\n" + "word " * 200 + "{{stub}}\n", "not thin"),
+    ],
+)
+def test_problems_names_each_grammar_violation(text: str, expected: str) -> None:
+    found = problems(parse(text), stem="T")
+    assert any(expected in p for p in found), found
+
+
+def test_problems_reports_an_h1_that_differs_from_the_stem() -> None:
+    assert any(
+        "does not match the file name" in p for p in problems(parse("# T\n\nx {{stub}}"), stem="U")
+    )

@@ -1,0 +1,297 @@
+"""The conservative write gate: one test per rule and rejection code, plus properties."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreaming.article import LEAD, parse, replace_section
+from dreaming.gate import CODES, GateResult, Rejection, check, unsafe_link
+from dreaming.normalize import normalize
+from tests.strategies import GenArticle, articles, near_markdown
+
+BEFORE = """\
+# Foo Bar
+
+Foo Bar is a small thing that people use for many purposes every day.[^1]
+
+## History
+
+It was first made in a shed by two friends who liked tools and wood.[^2]
+
+## See also
+
+- [[Baz]]
+
+## References
+
+[^1]: `conv:aaaaaaaa` (2024-01-02, claude) — first
+[^2]: `conv:bbbbbbbb` (2024-02-03, claude) — second
+"""
+
+
+def codes(result: GateResult) -> tuple[str, ...]:
+    return result.codes
+
+
+# ---------------------------------------------------------------- properties
+
+
+@settings(max_examples=100, deadline=None)
+@given(articles())
+def test_the_gate_accepts_an_unchanged_article(g: GenArticle) -> None:
+    assert check(g.text, g.text).ok
+
+
+@settings(max_examples=100, deadline=None)
+@given(articles())
+def test_the_gate_accepts_normalize_output_of_a_well_formed_article(g: GenArticle) -> None:
+    after = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
+    result = check(g.text, after, stem=g.stem, known_stems=g.known_stems)
+    assert result.ok, str(result)
+
+
+@settings(max_examples=100, deadline=None)
+@given(articles(), st.data())
+def test_the_gate_rejects_an_edit_that_drops_a_citation(g: GenArticle, data: st.DataObject) -> None:
+    if not g.hashes:
+        return
+    dropped = data.draw(st.sampled_from(g.hashes))
+    other = next(
+        h for h in ("ffffffff", "fffffffe", "fffffffd", "fffffffc", "fffffffb") if h not in g.hashes
+    )
+    after = g.text.replace(f"conv:{dropped}", f"conv:{other}")
+    result = check(g.text, after)
+    assert Rejection("citation_lost", f"conv:{dropped} is no longer cited") in result.rejections
+    assert check(g.text, after, allow_dropped=[dropped]).ok
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.none(), st.text(), near_markdown), st.one_of(st.text(), near_markdown))
+def test_the_gate_returns_only_a_verdict_and_never_raises(before: str | None, after: str) -> None:
+    first = check(before, after, touched=[LEAD, "A"], known_stems=["X"])
+    assert first == check(before, after, touched=[LEAD, "A"], known_stems=["X"])
+    assert all(r.code in CODES for r in first.rejections)
+
+
+def test_a_gate_result_carries_no_text_to_write() -> None:
+    assert [f.name for f in fields(GateResult)] == ["rejections"]
+
+
+# ---------------------------------------------------------------- rules
+
+
+def test_an_edit_that_keeps_everything_passes() -> None:
+    after = replace_section(
+        BEFORE,
+        "History",
+        "It was first made in a small shed by two old friends who liked tools and wood.[^2]",
+    )
+    assert check(BEFORE, after, touched=["History"]).ok
+
+
+def test_citation_lost_when_a_definition_and_its_marker_vanish() -> None:
+    after = BEFORE.replace("wood.[^2]", "wood.").replace(
+        "[^2]: `conv:bbbbbbbb` (2024-02-03, claude) — second\n", ""
+    )
+    assert codes(check(BEFORE, after)) == ("citation_lost",)
+
+
+def test_allow_dropped_lets_a_deliberate_correction_drop_its_citation() -> None:
+    after = BEFORE.replace("wood.[^2]", "wood.").replace(
+        "[^2]: `conv:bbbbbbbb` (2024-02-03, claude) — second\n", ""
+    )
+    assert check(BEFORE, after, allow_dropped=["bbbbbbbb"]).ok
+
+
+def test_footnote_unbalanced_when_a_marker_has_no_definition() -> None:
+    after = BEFORE.replace("wood.[^2]", "wood.[^2][^3]")
+    assert codes(check(BEFORE, after)) == ("footnote_unbalanced",)
+
+
+def test_footnote_unbalanced_when_a_label_is_defined_twice() -> None:
+    after = BEFORE + "[^2]: `conv:cccccccc` (2024-02-03, claude) — again\n"
+    assert "footnote_unbalanced" in codes(check(BEFORE, after))
+
+
+def test_footnote_unbalanced_when_an_edit_leaves_a_definition_uncited() -> None:
+    after = BEFORE.replace("wood.[^2]", "wood.")
+    assert codes(check(BEFORE, after)) == ("footnote_unbalanced",)
+
+
+def test_an_orphan_definition_that_was_already_orphan_is_tolerated() -> None:
+    before = BEFORE + "[^3]: `conv:cccccccc` (2024-03-03, claude) — unused\n"
+    assert check(before, before.replace("tools and wood", "tools and timber")).ok
+
+
+def test_a_new_article_may_not_carry_an_orphan_definition() -> None:
+    after = BEFORE + "[^3]: `conv:cccccccc` (2024-03-03, claude) — unused\n"
+    assert codes(check(None, after)) == ("footnote_unbalanced",)
+
+
+def test_word_floor_rejects_a_touched_section_that_lost_too_many_words() -> None:
+    after = replace_section(BEFORE, "History", "Made in a shed.[^2]")
+    result = check(BEFORE, after, touched=["History"])
+    assert codes(result) == ("word_floor",)
+    assert "'History' kept 4 of 15 words" in str(result)
+
+
+def test_word_floor_passes_at_exactly_the_floor() -> None:
+    before = "# T\n\none two three four five six seven eight nine ten\n"
+    after = "# T\n\none two three four five six seven\n"
+    assert check(before, after, touched=[LEAD]).ok
+    assert codes(check(before, after.replace(" seven", ""), touched=[LEAD])) == ("word_floor",)
+
+
+def test_word_floor_on_the_lead() -> None:
+    after = replace_section(BEFORE, LEAD, "Foo Bar is a thing.[^1]")
+    assert codes(check(BEFORE, after, touched=[LEAD])) == ("word_floor",)
+
+
+def test_word_floor_on_the_whole_article_when_nothing_is_named_touched() -> None:
+    after = replace_section(BEFORE, "History", "Made in a shed.[^2]")
+    assert codes(check(BEFORE, after)) == ("word_floor",)
+    assert check(BEFORE, after, floor=0.5).ok
+
+
+def test_a_touched_section_that_disappears_is_rejected() -> None:
+    after = replace_section(BEFORE, "History", "")
+    after = after.replace("day.[^1]", "day.[^1][^2]")
+    assert codes(check(BEFORE, after, touched=["History"])) == ("word_floor",)
+
+
+def test_a_touched_section_that_is_new_has_no_floor() -> None:
+    after = BEFORE.replace("## See also", "## Uses\n\nMany.\n\n## See also")
+    assert check(BEFORE, after, touched=["Uses"]).ok
+
+
+def test_h1_lost_when_the_title_line_is_gone() -> None:
+    assert "h1_lost" in codes(check(BEFORE, BEFORE.replace("# Foo Bar\n", "")))
+
+
+def test_a_new_article_needs_an_h1() -> None:
+    assert codes(check(None, "Just a lead.\n")) == ("h1_lost",)
+
+
+def test_title_changed_when_the_h1_names_another_subject() -> None:
+    assert codes(check(BEFORE, BEFORE.replace("# Foo Bar", "# Foo Baz"))) == ("title_changed",)
+
+
+def test_a_cosmetic_title_fix_is_not_a_title_change() -> None:
+    assert check(BEFORE.replace("# Foo Bar", "# foo_bar"), BEFORE).ok
+
+
+def test_title_changed_against_the_stem_when_given() -> None:
+    assert codes(check(None, BEFORE, stem="Other")) == ("title_changed",)
+    assert check(None, BEFORE, stem="Foo_Bar").ok
+
+
+def test_references_lost_when_the_section_is_gone() -> None:
+    after = BEFORE.replace("## References\n\n", "")
+    assert "references_lost" in codes(check(BEFORE, after))
+
+
+def test_references_missing_when_a_new_article_cites_without_the_section() -> None:
+    after = BEFORE.replace("## References\n\n", "")
+    assert codes(check(None, after)) == ("references_missing",)
+
+
+def test_see_also_duplicate_when_an_edit_adds_a_second_one() -> None:
+    after = BEFORE.replace("## References", "## See also\n\n- [[Qux]]\n\n## References")
+    assert codes(check(BEFORE, after)) == ("see_also_duplicate",)
+
+
+def test_two_see_also_sections_a_person_wrote_do_not_block_edits() -> None:
+    before = BEFORE.replace("## References", "## See also\n\n- [[Qux]]\n\n## References")
+    assert check(before, before.replace("wood", "timber")).ok
+
+
+def test_fence_unclosed_when_the_edit_leaves_a_fence_open() -> None:
+    assert codes(check(BEFORE, BEFORE + "\n```\ncode\n")) == ("fence_unclosed",)
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[[../../etc/passwd]]",
+        "[[a/b]]",
+        "[[C:\\x]]",
+        "[[..]]",
+        "[x](../secret.md)",
+        "[x](/etc/passwd)",
+        "[x](file:///etc/passwd)",
+        "[x](%2e%2e/%2e%2e/x)",
+        "[x](C:\\Windows)",
+        "[x](obsidian://open?path=/etc)",
+        "![img](~/photo.png)",
+        "<file:///etc/passwd>",
+        '<a href="file:///etc/passwd">x</a>',
+        "\n\n[ref]: ../../x\n\n",
+    ],
+)
+def test_path_escape_rejects_a_link_that_leaves_the_vault(link: str) -> None:
+    after = BEFORE.replace("every day.", f"every day {link}.")
+    assert codes(check(BEFORE, after)) == ("path_escape",)
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[[Baz]]",
+        "[[Baz#Part|x]]",
+        "[x](https://example.com/a/../b)",
+        "[x](#part)",
+        "[x](mailto:a@b.c)",
+    ],
+)
+def test_ordinary_links_pass(link: str) -> None:
+    after = BEFORE.replace("every day.", f"every day {link}.")
+    assert check(BEFORE, after).ok
+
+
+def test_a_path_in_code_is_not_a_link() -> None:
+    after = BEFORE.replace("every day.", "every day `[[../x]]`.")
+    assert check(BEFORE, after).ok
+
+
+def test_a_strange_link_a_person_already_had_is_tolerated() -> None:
+    before = BEFORE.replace("every day.", "every day [x](../notes.md).")
+    assert check(before, before.replace("wood", "timber")).ok
+
+
+def test_a_path_escape_in_an_infobox_value_is_rejected() -> None:
+    after = BEFORE.replace("\nFoo Bar is", "\n```info\nmade_by: [[../x]]\n```\n\nFoo Bar is")
+    assert codes(check(BEFORE, after)) == ("path_escape",)
+
+
+def test_wikilink_unresolved_for_a_new_link_to_no_known_article() -> None:
+    after = BEFORE.replace("every day.", "every day with [[Qux]].")
+    assert codes(check(BEFORE, after, known_stems=["Baz"])) == ("wikilink_unresolved",)
+    assert check(BEFORE, after, known_stems=["Baz", "Qux"]).ok
+    assert check(BEFORE, after).ok
+
+
+def test_a_floor_outside_zero_to_one_is_a_caller_error() -> None:
+    with pytest.raises(ValueError, match="floor"):
+        check(BEFORE, BEFORE, floor=1.5)
+
+
+def test_unsafe_link_explains_why() -> None:
+    assert unsafe_link("../x", wikilink=False) == "a '..' segment"
+    assert unsafe_link("a/b", wikilink=True) == "a path separator"
+    assert unsafe_link("Category:Things", wikilink=True) is None
+
+
+def test_a_rejected_result_reads_as_one_line() -> None:
+    result = check(BEFORE, BEFORE.replace("# Foo Bar\n", ""))
+    assert not result.ok
+    assert str(result).startswith("rejected: h1_lost (")
+    assert "\n" not in str(result)
+    assert parse(BEFORE).title == "Foo Bar"
+
+
+def test_a_fence_line_inside_frontmatter_is_not_an_unclosed_fence() -> None:
+    assert check(None, "---\n```\n---\n" + BEFORE).ok
