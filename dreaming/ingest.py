@@ -14,6 +14,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,7 @@ Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
 
 BATCH_BYTES = 8 * 1024 * 1024
+PENDING_GRACE_SECONDS = 600
 _SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
@@ -167,8 +169,18 @@ def _ingest_file(
     try:
         result = read_transcript(path, data)
     except IncompleteTranscript as e:
-        _record_file(ledger, replace(file_row, status="pending", reason=e.reason))
-        report.pending.append((rel, e.reason))
+        if time.time() - st.st_mtime < PENDING_GRACE_SECONDS:
+            _record_file(ledger, replace(file_row, status="pending", reason=e.reason))
+            report.pending.append((rel, e.reason))
+            return len(data)
+        # Unchanged for long: no copy is still running, the file is truncated.
+        reason = (
+            f"{e.reason.split(';')[0]}; unchanged for over "
+            f"{PENDING_GRACE_SECONDS // 60} minutes, so it is truncated: "
+            "re-export it or delete the partial last line"
+        )
+        _record_file(ledger, replace(file_row, reason=reason))
+        report.failed.append((rel, reason))
         return len(data)
     except TranscriptError as e:
         _record_file(ledger, replace(file_row, reason=e.reason))

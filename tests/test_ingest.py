@@ -131,3 +131,19 @@ def test_a_file_outside_the_vault_is_copied_into_raw(
 def test_the_seeded_readme_in_raw_is_not_a_transcript(vault: Vault, ledger: Ledger) -> None:
     ingest(vault, ledger)
     assert status(ledger)["files"]["total"] == 0
+
+
+def test_a_cut_off_file_unchanged_for_long_is_reported_truncated(
+    vault: Vault, ledger: Ledger
+) -> None:
+    line = (
+        '{"type":"user","sessionId":"11111111-2222-3333-4444-555555555555",'
+        '"uuid":"u1","timestamp":"2026-01-01T00:00:00Z",'
+        '"message":{"role":"user","content":"hello"}}\n'
+    )
+    path = drop(vault, "s.jsonl", line + line[: len(line) // 2])
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    ingest(vault, ledger)
+    (failed,) = status(ledger)["failed"]
+    assert failed["file"] == "Raw/s.jsonl"
+    assert "truncated" in failed["reason"]

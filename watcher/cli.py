@@ -18,8 +18,9 @@ from dreaming.config import vault_from_env
 from dreaming.errors import DreamingError, VaultError
 from dreaming.vault import Vault
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: an error is one line a person can grep, however narrow the terminal.
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _vault(path: Path | None) -> Vault:
