@@ -116,29 +116,36 @@ def main() -> int:
         init_s = time.perf_counter() - start
         print(f"init: {init_s:.3f} s (goal < 1 s)")
 
-        big = work / "big" / "Raw"
-        big.mkdir(parents=True)
-        records = synthetic_claude_session(big / "session.jsonl", 10 * 1024 * 1024)
-        big_s, _, _ = timed_ingest(work / "big")
+        session = work / "session.jsonl"
+        records = synthetic_claude_session(session, 10 * 1024 * 1024)
+        for n in range(3):
+            (work / f"big{n}" / "Raw").mkdir(parents=True)
+            shutil.copyfile(session, work / f"big{n}" / "Raw" / "session.jsonl")
+        big_s = min(timed_ingest(work / f"big{n}")[0] for n in range(3))
         print(f"one 10 MB Claude Code session ({records} records): {big_s:.3f} s (goal < 2 s)")
 
         if not args.corpus.is_dir():
             print(f"corpus ratios: skipped ({args.corpus} is absent)")
             return 0
-        vault_root = work / "corpus"
-        shutil.copytree(args.corpus, vault_root / "Raw")
-        (vault_root / "Raw" / "SOURCES.md").unlink(missing_ok=True)
-        files = sorted(p for p in (vault_root / "Raw").rglob("*") if p.is_file())
-        size = sum(p.stat().st_size for p in files if p.exists())
+        for n in range(3):
+            shutil.copytree(args.corpus, work / f"corpus{n}" / "Raw")
+            (work / f"corpus{n}" / "Raw" / "SOURCES.md").unlink(missing_ok=True)
+        files = sorted(p for p in (work / "corpus0" / "Raw").rglob("*") if p.is_file())
+        size = sum(p.stat().st_size for p in files)
+        # Best of three on both sides: the ratio should not depend on a busy neighbour.
         floor_s = min(decode_only(files) for _ in range(3))
-        first_s, first_rows, report = timed_ingest(vault_root)
-        vault = init_vault(vault_root).vault
+        trials = [timed_ingest(work / f"corpus{n}") for n in range(3)]
+        first_s, first_rows, report = min(trials, key=lambda t: t[0])
+        vault = init_vault(work / "corpus0").vault
+        again = []
         with Ledger(vault.ledger_path) as ledger:
-            before = ledger.db.total_changes
-            start = time.perf_counter()
-            ingest(vault, ledger)
-            again_s = time.perf_counter() - start
-            again_rows = ledger.db.total_changes - before
+            for _ in range(3):
+                before = ledger.db.total_changes
+                start = time.perf_counter()
+                ingest(vault, ledger)
+                again.append((time.perf_counter() - start, ledger.db.total_changes - before))
+        again_s = min(t for t, _ in again)
+        again_rows = max(r for _, r in again)
         print(f"corpus: {len(files)} files, {size / 1e6:.1f} MB, {report}")
         print(
             f"read+decode floor: {floor_s:.3f} s; first ingest: {first_s:.3f} s "

@@ -260,43 +260,24 @@ def _store_conversation(
         "SELECT file, message_count, content_sha FROM conversations WHERE id = ?",
         (conv.source_id,),
     ).fetchone()
-    if existing is None:
-        db.execute(
-            "INSERT INTO conversations(id, hash8, source, file, parent_id, title, created_at, "
-            "updated_at, message_count, content_sha, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                conv.source_id,
-                conv.hash8,
-                conv.source,
-                rel,
-                conv.parent_id,
-                conv.title,
-                conv.created_at,
-                conv.updated_at,
-                count,
-                sha,
-                now,
-            ),
-        )
-        db.executemany(
-            "INSERT INTO messages(conv_id, position, role, text, ts) VALUES (?,?,?,?,?)",
-            [(conv.source_id, i, m.role, m.text, m.timestamp) for i, m in enumerate(conv.messages)],
-        )
-        report.conversations_new += 1
-        report.messages_added += count
-        return
-    if existing["content_sha"] == sha:
-        return
-    if existing["file"] != rel and count <= existing["message_count"]:
+    if existing is not None and (
+        existing["content_sha"] == sha
         # An older or shorter copy of a conversation another file holds in full.
+        or (existing["file"] != rel and count <= existing["message_count"])
+    ):
         return
-    added = _update_messages(ledger, conv)
     db.execute(
-        "UPDATE conversations SET file=?, source=?, parent_id=?, title=?, created_at=?, "
-        "updated_at=?, message_count=?, content_sha=?, ingested_at=? WHERE id=?",
+        "INSERT INTO conversations(id, hash8, source, file, parent_id, title, created_at, "
+        "updated_at, message_count, content_sha, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(id) DO UPDATE SET file=excluded.file, source=excluded.source, "
+        "parent_id=excluded.parent_id, title=excluded.title, created_at=excluded.created_at, "
+        "updated_at=excluded.updated_at, message_count=excluded.message_count, "
+        "content_sha=excluded.content_sha, ingested_at=excluded.ingested_at",
         (
-            rel,
+            conv.source_id,
+            conv.hash8,
             conv.source,
+            rel,
             conv.parent_id,
             conv.title,
             conv.created_at,
@@ -304,14 +285,16 @@ def _store_conversation(
             count,
             sha,
             now,
-            conv.source_id,
         ),
     )
-    report.conversations_updated += 1
-    report.messages_added += added
+    report.messages_added += _sync_messages(ledger, conv)
+    if existing is None:
+        report.conversations_new += 1
+    else:
+        report.conversations_updated += 1
 
 
-def _update_messages(ledger: Ledger, conv: Conversation) -> int:
+def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
     """Bring stored messages in line with `conv`, touching only positions that differ."""
     db = ledger.db
     stored = db.execute(

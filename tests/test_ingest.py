@@ -9,6 +9,12 @@ from dreaming.status import status
 from dreaming.vault import Vault
 from tests.support import raw_note
 
+# One Claude Code record; a file ending in half of one is still being written.
+CLAUDE_LINE = (
+    '{"type":"user","sessionId":"11111111-2222-3333-4444-555555555555",'
+    '"uuid":"u1","timestamp":"2026-01-01T00:00:00Z",'
+    '"message":{"role":"user","content":"hello"}}\n'
+)
 TALK = raw_note(("user", "How do I keep bread fresh?"), ("assistant", "Freeze it in slices."))
 
 
@@ -97,12 +103,7 @@ def test_a_fixed_file_leaves_the_failed_list(vault: Vault, ledger: Ledger) -> No
 def test_a_half_written_jsonl_is_left_pending_not_half_ingested(
     vault: Vault, ledger: Ledger
 ) -> None:
-    line = (
-        '{"type":"user","sessionId":"11111111-2222-3333-4444-555555555555",'
-        '"uuid":"u1","timestamp":"2026-01-01T00:00:00Z",'
-        '"message":{"role":"user","content":"hello"}}\n'
-    )
-    drop(vault, "s.jsonl", line + line[: len(line) // 2])
+    drop(vault, "s.jsonl", CLAUDE_LINE + CLAUDE_LINE[: len(CLAUDE_LINE) // 2])
     report = ingest(vault, ledger)
     assert [p for p, _ in report.pending] == ["Raw/s.jsonl"]
     assert status(ledger)["conversations"] == 0
@@ -136,12 +137,7 @@ def test_the_seeded_readme_in_raw_is_not_a_transcript(vault: Vault, ledger: Ledg
 def test_a_cut_off_file_unchanged_for_long_is_reported_truncated(
     vault: Vault, ledger: Ledger
 ) -> None:
-    line = (
-        '{"type":"user","sessionId":"11111111-2222-3333-4444-555555555555",'
-        '"uuid":"u1","timestamp":"2026-01-01T00:00:00Z",'
-        '"message":{"role":"user","content":"hello"}}\n'
-    )
-    path = drop(vault, "s.jsonl", line + line[: len(line) // 2])
+    path = drop(vault, "s.jsonl", CLAUDE_LINE + CLAUDE_LINE[: len(CLAUDE_LINE) // 2])
     os.utime(path, (1_000_000_000, 1_000_000_000))
     ingest(vault, ledger)
     (failed,) = status(ledger)["failed"]

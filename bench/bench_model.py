@@ -1,0 +1,200 @@
+"""Model seam benchmark: per installed preset and backend, in one run, side by side.
+
+Prints load seconds, prompt and generation tok/s, peak RSS (each measured in a fresh
+subprocess so RSS is clean), the prefix-cache ratio — prompt tokens computed ÷ prompt
+tokens sent over 20 same-stage calls sharing a ~1500-token system text (goal <= 0.5) —
+and the mlx-cpu vs gguf speed ratio where llama-cpp-python is importable.
+
+    python bench/bench_model.py                       # every installed preset
+    python bench/bench_model.py --presets smollm2-135m --calls 5
+    python bench/bench_model.py --llama-site /tmp/llamavenv/lib/python3.11/site-packages
+
+`--llama-site` adds a folder to the gguf child's sys.path, so llama-cpp-python can
+live in a throwaway venv instead of the project's. The BLAS mlx runs on is whatever
+`dreaming.model.blas` picks (set DREAMING_BLAS to choose) and is printed per row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+ANSWER_CAP = 24
+"""Tokens per answer in the cache sequence: it measures prompt reuse, not generation."""
+
+POLICY_RULES = [
+    "Every claim in an article cites the conversation it came from with a footnote.",
+    "An article is about one subject; mentions of other subjects become wikilinks.",
+    "The latest statement wins; an earlier position moves to the History section.",
+    "Never invent facts that the conversation does not state outright.",
+    "Names are written as the person writes them, with their aliases kept as redirects.",
+    "A section holds one aspect of the subject: background, use, opinions, plans.",
+    "Dates are ISO 8601; relative dates are resolved against the conversation's date.",
+    "Quotes are short and attributed; paraphrase anything longer than one sentence.",
+]
+
+
+def policy_system(target_words: int = 1100) -> str:
+    """A schematic policy page of about 1500 tokens, like the Meta pages a stage inlines."""
+    lines = ["You extract facts for a personal wiki. Follow the editorial policy below.", ""]
+    n = 0
+    while sum(len(line.split()) for line in lines) < target_words:
+        rule = POLICY_RULES[n % len(POLICY_RULES)]
+        lines.append(f"Rule {n + 1}. {rule} (Applies to section {n % 7 + 1} of the policy.)")
+        n += 1
+    lines += ["", "Answer with one line: the subject, a colon, and the fact."]
+    return "\n".join(lines)
+
+
+def chunk(i: int) -> str:
+    topics = ["a sourdough starter", "the Rust borrow checker", "a trip to Lisbon", "a used bike"]
+    return (
+        f"Conversation chunk {i}: the user said they spent the weekend on {topics[i % 4]}, "
+        f"that it took {i + 2} hours, and that they would try again next month. "
+        "What is the main fact?"
+    )
+
+
+def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:
+    """One backend in this process: load, one completion, then the cache sequence."""
+    import resource
+
+    import dreaming.model.gguf_backend as gguf_backend
+    import dreaming.model.mlx_backend as mlx_backend
+    from dreaming.errors import ModelError
+    from dreaming.model import ModelCallError, Usage, load
+    from dreaming.model.blas import prepare
+
+    blas = prepare() if spec.startswith("mlx:") else "llama.cpp (own kernels)"
+    model = load(spec, cache_dir=cache_dir)
+    started = time.perf_counter()
+    model.warm()  # type: ignore[attr-defined]
+    load_seconds = time.perf_counter() - started
+
+    single = model.complete(
+        "speed", None, "Explain in three sentences why the sky is blue, for a child."
+    ).usage
+    prompt_rate, gen_rate = single.rates()
+
+    sent = computed = 0
+    mlx_backend.MAX_OUTPUT_TOKENS = gguf_backend.MAX_OUTPUT_TOKENS = ANSWER_CAP
+    system = policy_system()
+    sequence_started = time.perf_counter()
+    for i in range(calls):
+        try:
+            usage = model.complete("extract", system, chunk(i)).usage
+        except ModelCallError as e:  # the answer cap: its prompt was still computed
+            usage = e.usage or Usage()
+        except ModelError as e:
+            return {"spec": spec, "error": str(e)}
+        sent += usage.prompt_tokens
+        computed += usage.computed_prompt_tokens
+    return {
+        "spec": spec,
+        "blas": blas,
+        "load_s": load_seconds,
+        "prompt_tps": prompt_rate,
+        "gen_tps": gen_rate,
+        "single_prompt_tokens": single.prompt_tokens,
+        "single_generated": single.generated_tokens,
+        "calls": calls,
+        "sent": sent,
+        "computed": computed,
+        "ratio": computed / sent if sent else None,
+        "sequence_s": time.perf_counter() - sequence_started,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def run_child(spec: str, args: argparse.Namespace) -> dict[str, Any]:
+    env = dict(os.environ)
+    if spec.startswith("gguf:") and args.llama_site:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), args.llama_site]))
+    command = [sys.executable, __file__, "--child", spec, "--calls", str(args.calls)]
+    if args.cache_dir:
+        command += ["--cache-dir", str(args.cache_dir)]
+    out = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    for line in reversed(out.stdout.splitlines()):
+        if line.startswith("{"):
+            result: dict[str, Any] = json.loads(line)
+            return result
+    tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]
+    return {"spec": spec, "error": tail[0]}
+
+
+def fmt(value: Any, spec: str = ".1f") -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presets", help="comma-separated; default: every installed preset")
+    parser.add_argument("--backends", default="mlx,gguf")
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--cache-dir", type=Path)
+    parser.add_argument("--llama-site", help="folder holding llama_cpp, added for gguf runs")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child:
+        print(json.dumps(child(args.child, args.calls, args.cache_dir)))
+        return 0
+
+    from dreaming.model import list_presets
+
+    installed = [p.name for p in list_presets(args.cache_dir) if p.installed]
+    presets = args.presets.split(",") if args.presets else installed
+    results = []
+    for preset in presets:
+        for backend in args.backends.split(","):
+            spec = f"{backend}:{preset}"
+            print(f"… {spec}", file=sys.stderr, flush=True)
+            results.append(run_child(spec, args))
+
+    print(
+        f"{'spec':34} {'load s':>7} {'prompt t/s':>10} {'gen t/s':>8} {'peak RSS':>9} "
+        f"{'cache ratio':>11} {'seq s':>6}"
+    )
+    for r in results:
+        if "error" in r:
+            print(f"{r['spec']:34} not measured: {r['error']}")
+            continue
+        print(
+            f"{r['spec']:34} {fmt(r['load_s']):>7} {fmt(r['prompt_tps']):>10} "
+            f"{fmt(r['gen_tps']):>8} {fmt(r['peak_rss_mb'], '.0f') + ' MB':>9} "
+            f"{fmt(r['ratio'], '.3f'):>11} {fmt(r['sequence_s'], '.0f'):>6}"
+        )
+    by_spec = {r["spec"]: r for r in results if "error" not in r}
+    print()
+    for preset in presets:
+        mlx, gguf = by_spec.get(f"mlx:{preset}"), by_spec.get(f"gguf:{preset}")
+        if mlx and gguf and mlx["gen_tps"] and gguf["gen_tps"]:
+            gen = gguf["gen_tps"] / mlx["gen_tps"]
+            prompt = gguf["prompt_tps"] / mlx["prompt_tps"]
+            print(f"{preset}: gguf/mlx-cpu speed: generation {gen:.2f}x, prompt {prompt:.2f}x")
+        else:
+            missing = [f"{b}:{preset}" for b, r in (("mlx", mlx), ("gguf", gguf)) if not r]
+            print(f"{preset}: gguf/mlx ratio not measured ({', '.join(missing)} did not run)")
+    blas = {r.get("blas") for r in results if r.get("spec", "").startswith("mlx:")} - {None}
+    for line in sorted(blas):
+        print(f"mlx BLAS: {line}")
+    print(
+        f"cache ratio: prompt tokens computed ÷ sent, {args.calls} same-stage calls (goal <= 0.5)"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
