@@ -3,6 +3,8 @@
 Every module that edits or reads article text (article, normalize, gate, the
 link stages) asks this module, so they all agree on "inside a code block": a
 `# heading` or a `[^1]: ...` line inside a fence is code, never structure.
+The Markdown transcript readers (raw.mdutil) ask it too, which lines open and
+close a fence; they only treat a fence that is never closed differently.
 
 We scan by hand instead of asking mistune because the callers need byte-exact
 line positions to splice text back together unchanged; mistune's AST gives
@@ -80,6 +82,17 @@ def _closes(line: str, run: str) -> bool:
 def is_fence_line(line: str) -> bool:
     """Whether the line has the shape of a fence (``` or ~~~, three or more)."""
     return _opening(line) is not None
+
+
+def fence_run(line: str) -> str | None:
+    """The run a fence line opens with (e.g. "```" or "~~~~"); None if the line is not a fence."""
+    opened = _opening(line)
+    return opened[0] if opened is not None else None
+
+
+def closes_fence(line: str, run: str) -> bool:
+    """Whether the line closes a fence opened by `run`: a bare run of its char, at least as long."""
+    return _closes(line, run)
 
 
 def fence_label(line: str) -> str | None:

@@ -20,27 +20,19 @@ from dataclasses import dataclass
 from fractions import Fraction
 from urllib.parse import unquote
 
-from dreaming.article import (
-    LEAD,
-    REFERENCES,
-    SEE_ALSO,
-    Article,
+from dreaming.article import LEAD, REFERENCES, SEE_ALSO, Article, parse
+from dreaming.contents import (
     article_definitions,
     article_markers,
     article_wikilinks,
-    category_name,
-    conv_hashes,
-    extract_section,
-    heading_key,
-    parse,
     prose,
     prose_words,
-    split_frontmatter,
-    title_for_stem,
-    wikilinks,
-    words,
 )
 from dreaming.fences import dangling_fence, mask_code
+from dreaming.layout import split_frontmatter
+from dreaming.markup import category_name, conv_hashes, wikilinks, words
+from dreaming.sections import extract_section
+from dreaming.titles import heading_key, title_for_stem
 
 CODES = (
     "fence_unclosed",

@@ -13,26 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from dreaming.article import (
-    STUB,
-    Article,
-    Definition,
-    WikiLink,
-    article_markers,
-    category_name,
-    heading_key,
-    infobox_malformed,
-    is_redirect,
-    is_stub,
-    is_thin,
-    parse,
-    parse_footnote,
-    render,
-    split_frontmatter,
-    tail_rank,
-    title_for_stem,
-    wikilinks,
-)
+from dreaming.article import Article, infobox_malformed, parse, render, tail_rank
+from dreaming.contents import article_markers, is_redirect, is_stub, is_thin
 from dreaming.fences import (
     code_flags,
     line_content,
@@ -41,6 +23,16 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
+from dreaming.layout import split_frontmatter
+from dreaming.markup import (
+    STUB,
+    Definition,
+    WikiLink,
+    category_name,
+    parse_footnote,
+    wikilinks,
+)
+from dreaming.titles import heading_key, title_for_stem
 
 INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""

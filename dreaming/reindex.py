@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dreaming import article as art
+from dreaming.article import Article, parse, tail_rank
+from dreaming.contents import categories, redirect_target, see_also
 from dreaming.ledger import DERIVED_TABLES, Ledger
+from dreaming.markup import category_name, wikilinks
+from dreaming.titles import heading_key, title_for_stem
 from dreaming.vault import Vault, checksum
 
 _MAIN = re.compile(r"^[ \t]*\*Main articles?:(.*)\*[ \t]*$", re.MULTILINE)
@@ -40,7 +43,7 @@ class _Rows:
 def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
     report = ReindexReport()
     paths = sorted(vault.articles.glob("*.md"), key=lambda p: p.stem)
-    by_key = {art.heading_key(p.stem): p.stem for p in paths}
+    by_key = {heading_key(p.stem): p.stem for p in paths}
     rows = _Rows()
     for path in paths:
         try:
@@ -51,7 +54,7 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
                 (vault.rel(path), f"cannot read as UTF-8 text ({e}); save it as UTF-8")
             )
             continue
-        _index_article(path.stem, art.parse(text), checksum(data), by_key, rows)
+        _index_article(path.stem, parse(text), checksum(data), by_key, rows)
     with ledger.transaction() as db:
         for table in DERIVED_TABLES:
             db.execute(f"DELETE FROM {table}")
@@ -71,14 +74,14 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
 
 
 def _index_article(
-    stem: str, article: art.Article, digest: str, by_key: dict[str, str], rows: _Rows
+    stem: str, article: Article, digest: str, by_key: dict[str, str], rows: _Rows
 ) -> None:
     def resolve(target: str) -> str:
-        return by_key.get(art.heading_key(target), target.strip().replace(" ", "_"))
+        return by_key.get(heading_key(target), target.strip().replace(" ", "_"))
 
     box = dict(article.infobox or ())
-    redirect = art.redirect_target(article)
-    title = article.title or art.title_for_stem(stem)
+    redirect = redirect_target(article)
+    title = article.title or title_for_stem(stem)
     lead = " ".join(article.lead.split())[:500]
     rows.entities.append(
         (
@@ -92,25 +95,25 @@ def _index_article(
             digest,
         )
     )
-    names = {title, art.title_for_stem(stem)}
+    names = {title, title_for_stem(stem)}
     names.update(a.strip() for a in box.get("aliases", "").split(",") if a.strip())
     rows.aliases.update((" ".join(n.casefold().split()), stem) for n in names)
     for position, (key, value) in enumerate(article.infobox or ()):
         rows.facts.append((stem, position, key, value))
-        for link in art.wikilinks(value):
+        for link in wikilinks(value):
             rows.links.add((stem, resolve(link.target), "infobox"))
-    for name in art.categories(article):
+    for name in categories(article):
         rows.categories.add(name)
         rows.article_categories.add((stem, name))
-    body = [article.lead, *(s.body for s in article.sections if art.tail_rank(s) in (0, 2))]
+    body = [article.lead, *(s.body for s in article.sections if tail_rank(s) in (0, 2))]
     for block in body:
-        for link in art.wikilinks(block):
-            if art.category_name(link) is None:
+        for link in wikilinks(block):
+            if category_name(link) is None:
                 rows.links.add((stem, resolve(link.target), "prose"))
         for m in _MAIN.finditer(block):
-            for link in art.wikilinks(m.group(1)):
+            for link in wikilinks(m.group(1)):
                 rows.links.add((stem, resolve(link.target), "main"))
-    for target in art.see_also(article):
+    for target in see_also(article):
         rows.links.add((stem, resolve(target), "seealso"))
     if article.banner:
         rows.links.add((stem, resolve(article.banner), "series"))

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from dreaming.article import KINDS, Footnote, footnote_def_line, stem_for_title, title_for_stem
 from dreaming.errors import UnsafePathError
+from dreaming.markup import Footnote, footnote_def_line
+from dreaming.titles import stem_for_title, title_for_stem
+from dreaming.validate import KINDS
 
 WORDS = ("alpha", "beta", "gamma", "delta", "river", "stone", "über", "café", "東京", "naïve")
 CODE_LINES = (

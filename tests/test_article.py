@@ -8,33 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import (
-    LEAD,
-    Footnote,
-    Section,
-    SectionNotFoundError,
-    add_section,
+from dreaming.article import LEAD, Section, build, parse, render
+from dreaming.contents import (
     article_markers,
-    build,
     categories,
-    extract_section,
-    footnote_def_line,
     footnote_defs,
     is_redirect,
     is_stub,
-    markers,
-    parse,
-    problems,
     redirect_target,
-    render,
-    replace_section,
     see_also,
-    split_frontmatter,
-    stem_for_title,
-    title_for_stem,
-    toc,
-    wikilinks,
-    words,
 )
 from dreaming.errors import DreamingError, UnsafePathError
 from dreaming.fences import (
@@ -45,6 +27,17 @@ from dreaming.fences import (
     repair_fences,
     scan_lines,
 )
+from dreaming.layout import split_frontmatter
+from dreaming.markup import Footnote, footnote_def_line, markers, wikilinks, words
+from dreaming.sections import (
+    SectionNotFoundError,
+    add_section,
+    extract_section,
+    replace_section,
+    toc,
+)
+from dreaming.titles import stem_for_title, title_for_stem
+from dreaming.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
 
 SAMPLE = """\

@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, parse, replace_section
+from dreaming.article import LEAD, parse
 from dreaming.gate import CODES, GateResult, Rejection, check, unsafe_link
 from dreaming.normalize import normalize
+from dreaming.sections import replace_section
 from tests.strategies import GenArticle, articles, near_markdown
 
 BEFORE = """\

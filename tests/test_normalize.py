@@ -6,9 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import footnote_defs, parse, problems, prose, render
+from dreaming.article import parse, render
+from dreaming.contents import footnote_defs, prose
 from dreaming.fences import dangling_fence, scan_lines
 from dreaming.normalize import normalize
+from dreaming.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
 
 KNOWN = ("Foo_Bar", "Baz", "Some_Title")

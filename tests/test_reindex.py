@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from dreaming import article as art
+from dreaming.article import build
 from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
+from dreaming.markup import Footnote
 from dreaming.reindex import reindex
 from dreaming.vault import Vault
 from tests.support import raw_note
 
-CITE = art.Footnote(1, "0a1b2c3d", "2026-01-02", "raw", "bread talk")
+CITE = Footnote(1, "0a1b2c3d", "2026-01-02", "raw", "bread talk")
 
 
 def write_article(vault: Vault, stem: str, text: str) -> None:
@@ -18,7 +19,7 @@ def sourdough(vault: Vault) -> None:
     write_article(
         vault,
         "Sourdough",
-        art.build(
+        build(
             "Sourdough",
             lead="Sourdough is the bread the person bakes weekly with [[Rye Flour]].[^1]",
             sections=[("Starter", "The starter lives in the fridge.[^1]")],
@@ -35,7 +36,7 @@ def sourdough(vault: Vault) -> None:
     write_article(
         vault,
         "Rye_Flour",
-        art.build("Rye Flour", lead="A flour.", sections=[], infobox={"kind": "thing"}),
+        build("Rye Flour", lead="A flour.", sections=[], infobox={"kind": "thing"}),
     )
 
 

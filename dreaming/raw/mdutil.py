@@ -10,10 +10,10 @@ from typing import Any
 import yaml
 
 from dreaming.errors import TranscriptError
+from dreaming.fences import closes_fence, fence_run
 from dreaming.raw.common import iso
 from dreaming.raw.types import Message
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _STAMP_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 )
@@ -50,34 +50,35 @@ def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
 def fence_mask(lines: list[str]) -> list[bool]:
     """True for lines inside a fenced code block (fence lines included).
 
-    An opening fence that is never closed is treated as ordinary text: exported logs
-    often cut a reply off mid-code, and the unclosed fence must not swallow every turn
-    after it.
+    Which lines open and close a fence is dreaming.fences' rule, the same one articles
+    follow. One thing differs on purpose: an opening fence that is never closed is
+    ordinary text here. Exported logs often cut a reply off mid-code, and the unclosed
+    fence must not swallow every turn after it.
     """
+    # dreaming.fences reads lines with their endings; a CRLF log split on "\n" keeps its
+    # "\r", which must count as the line ending, not as an info string.
+    ended = [line + "\n" for line in lines]
+    runs = [fence_run(line) for line in ended]
     n = len(lines)
-    closers: dict[str, list[int]] = {"`": [-1] * (n + 1), "~": [-1] * (n + 1)}
-    for ch in "`~":
-        nxt = -1
-        arr = closers[ch]
-        for i in range(n - 1, -1, -1):
-            m = _FENCE_RE.match(lines[i]) if lines[i][:4].lstrip()[:1] == ch else None
-            if m and m.group(1)[0] == ch and not m.group(2).strip():
-                nxt = i
-            arr[i] = nxt
+    # longest[c][k]: the longest bare fence of char c at line k or below (0: none), so an
+    # opening fence with no closer is known at once and the scan stays linear.
+    longest = {"`": [0] * (n + 1), "~": [0] * (n + 1)}
+    for k in range(n - 1, -1, -1):
+        for below in longest.values():
+            below[k] = below[k + 1]
+        run = runs[k]
+        if run is not None and closes_fence(ended[k], run):
+            longest[run[0]][k] = max(longest[run[0]][k], len(run))
     mask = [False] * n
     i = 0
     while i < n:
-        line = lines[i]
-        lead = line[:4].lstrip()[:1]
-        m = _FENCE_RE.match(line) if lead in ("`", "~") else None
-        if m is not None:
-            j = closers[m.group(1)[0]][i + 1] if i + 1 < n else -1
-            if j > i:
-                for k in range(i, j + 1):
-                    mask[k] = True
-                i = j + 1
-                continue
-        i += 1
+        run = runs[i]
+        if run is None or longest[run[0]][i + 1] < len(run):
+            i += 1
+            continue
+        j = next(k for k in range(i + 1, n) if closes_fence(ended[k], run))
+        mask[i : j + 1] = [True] * (j + 1 - i)
+        i = j + 1
     return mask
 
 

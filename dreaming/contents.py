@@ -1,0 +1,98 @@
+"""What a parsed article says: its prose blocks, citations, links and categories,
+and whether it is a redirect, a stub or thin.
+
+Queries over an Article's parts; the markup they read is dreaming.markup's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dreaming.article import SEE_ALSO, Article, tail_rank
+from dreaming.fences import line_content, mask_code
+from dreaming.markup import (
+    LINK_PATTERN,
+    SEE_ALSO_ITEM,
+    STUB_RE,
+    Definition,
+    Footnote,
+    WikiLink,
+    category_name,
+    definitions,
+    markers,
+    parse_footnote,
+    wikilinks,
+    words,
+)
+
+THIN_WORDS = 150
+"""An article with fewer words of prose than this is thin and carries {{stub}}."""
+
+_REDIRECT = re.compile(r"^\*Redirects to " + LINK_PATTERN + r"\.?\*[ \t]*$")
+
+
+def blocks(article: Article) -> list[str]:
+    """The lead and every section body: where prose, markers and definitions live."""
+    return [article.lead, *(s.body for s in article.sections)]
+
+
+def prose(article: Article) -> str:
+    return "\n".join(blocks(article))
+
+
+def footnote_defs(article: Article) -> list[Footnote]:
+    """Standard-form citations defined anywhere in the article body, in order."""
+    found = (parse_footnote(d) for b in blocks(article) for d in definitions(b))
+    return [f for f in found if f is not None]
+
+
+def article_markers(article: Article) -> list[str]:
+    return [m for b in blocks(article) for m in markers(b)]
+
+
+def article_definitions(article: Article) -> list[Definition]:
+    return [d for b in blocks(article) for d in definitions(b)]
+
+
+def article_wikilinks(article: Article) -> list[WikiLink]:
+    """Links in the lead, section bodies, banner and infobox values (offsets are per part)."""
+    parts = [f"[[{article.banner}]]"] if article.banner else []
+    parts += [v for _, v in article.infobox or ()]
+    return [link for p in [*parts, *blocks(article)] for link in wikilinks(p)]
+
+
+def categories(article: Article) -> list[str]:
+    names = (category_name(link) for b in blocks(article) for link in wikilinks(b))
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def redirect_target(article: Article) -> str | None:
+    first = article.lead.split("\n", 1)[0] if article.lead else ""
+    m = _REDIRECT.match(line_content(first))
+    return m.group(1).strip() if m else None
+
+
+def is_redirect(article: Article) -> bool:
+    return redirect_target(article) is not None
+
+
+def is_stub(article: Article) -> bool:
+    return any(STUB_RE.search(mask_code(b)) for b in blocks(article))
+
+
+def prose_words(article: Article) -> int:
+    """Words in the lead and body sections (See also and References are lists, not prose)."""
+    parts = [article.lead, *(s.body for s in article.sections if tail_rank(s) in (0, 2))]
+    return sum(words(p) for p in parts)
+
+
+def is_thin(article: Article) -> bool:
+    return prose_words(article) < THIN_WORDS
+
+
+def see_also(article: Article) -> list[str]:
+    section = article.section(SEE_ALSO)
+    if section is None:
+        return []
+    items = (SEE_ALSO_ITEM.match(line.strip()) for line in mask_code(section.body).split("\n"))
+    return [m.group(1).strip() for m in items if m]

@@ -1,0 +1,86 @@
+"""Where an article's parts lie in its text, by line.
+
+The line map that parsing and section surgery share: where the frontmatter
+ends, which lines are ATX headings (outside code and frontmatter), which is
+the H1, and how a run of lines splits into blank margins and content. It
+works on lines with their endings kept, so every position it gives slices the
+original text byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dreaming.fences import fence_blocks, is_blank, line_content, line_ending, split_lines
+from dreaming.markup import atx_heading
+
+
+@dataclass(frozen=True)
+class Layout:
+    lines: list[str]
+    fm_end: int
+    """The line after the frontmatter (0 when there is none)."""
+    headings: list[tuple[int, int, str]]
+    """(line index, level, text) of every ATX heading outside code and frontmatter."""
+    title_line: int | None
+    """The H1 that titles the article: the first `#`/`##` heading, when it is an H1."""
+
+
+def _frontmatter_end(lines: Sequence[str]) -> int:
+    if not lines or line_content(lines[0]).rstrip(" \t") != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if line_content(lines[i]).rstrip(" \t") == "---":
+            return i + 1
+    return 0
+
+
+def split_frontmatter(text: str) -> tuple[str, str]:
+    """(frontmatter block, the rest of the text).
+
+    Fence scans start after the frontmatter: a ``` line inside YAML is not a code fence.
+    """
+    lines = split_lines(text)
+    cut = len("".join(lines[: _frontmatter_end(lines)]))
+    return text[:cut], text[cut:]
+
+
+def layout(text: str) -> Layout:
+    lines = split_lines(text)
+    fm_end = _frontmatter_end(lines)
+    code = [False] * len(lines)
+    for block in fence_blocks(lines[fm_end:]):
+        for k in range(block.start + fm_end, block.end + fm_end):
+            code[k] = True
+    headings = []
+    for i in range(fm_end, len(lines)):
+        if not code[i] and (h := atx_heading(lines[i])) is not None:
+            headings.append((i, h[0], h[1]))
+    top = [h for h in headings if h[1] <= 2]
+    title_line = top[0][0] if top and top[0][1] == 1 else None
+    return Layout(lines, fm_end, headings, title_line)
+
+
+def split_block(lines: Sequence[str]) -> tuple[str, str, str]:
+    """(blank lines before, content without its final line ending, ending + blank lines after)."""
+    a, b = 0, len(lines)
+    while a < b and is_blank(lines[a]):
+        a += 1
+    while b > a and is_blank(lines[b - 1]):
+        b -= 1
+    if a == b:
+        return "".join(lines), "", ""
+    ending = line_ending(lines[b - 1])
+    content = "".join(lines[a:b])
+    return "".join(lines[:a]), content[: len(content) - len(ending)], ending + "".join(lines[b:])
+
+
+def _to_eol(text: str, eol: str) -> str:
+    text = text.replace("\r\n", "\n")
+    return text.replace("\n", eol) if eol != "\n" else text
+
+
+def clean_block(text: str, eol: str) -> str:
+    """Text as a part's content: the article's line endings, no blank lines around it."""
+    return split_block(split_lines(_to_eol(text, eol)))[1]

@@ -1,0 +1,212 @@
+"""The article's markup, read from plain text: headings, links, footnotes, templates.
+
+Everything here works on a string (a line, a section body, a lead) and knows
+nothing of the Article model: heading lines, `[[wikilinks]]` and
+`[[Category:…]]` links, footnote markers `[^N]` and definitions `[^N]: …`,
+the standard citation form and the one line code writes for it, `conv:HASH`
+references, `{{templates}}`, and word counts of prose. Code (fenced blocks and
+inline spans) is never markup; dreaming.fences says where it is.
+docs/article-grammar.md describes the syntax for people.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+
+from dreaming.fences import line_content, mask_code
+
+STUB = "{{stub}}"
+STUB_RE = re.compile(r"\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
+"""`{{stub}}` as written by people: any case, spaces inside the braces."""
+LINK_PATTERN = r"\[\[([^\[\]|#\r\n]+)(?:#[^\[\]|\r\n]*)?(?:\|[^\[\]\r\n]*)?\]\]"
+"""A `[[target#anchor|alias]]` link; group 1 is the target."""
+SEE_ALSO_ITEM = re.compile(r"^[-*+][ \t]+" + LINK_PATTERN)
+"""A See also list item, `- [[Title]]` (on a stripped line)."""
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$", re.DOTALL)
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_TEMPLATE_LINE = re.compile(
+    r"^[ \t]*\*(?:Part of a series on\b|Redirects to\b|Main articles?:).*\*[ \t]*$"
+)
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n]*)\]\]")
+_MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
+_DEF = re.compile(r"^ {0,3}\[\^([^\[\]\s^]+)\]:", re.MULTILINE)
+_TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
+_CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
+_FOOTNOTE = re.compile(
+    r"^`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),[ \t]*([^()\r\n]*?)[ \t]*\)"
+    r"(?:[ \t]+[\u2014\u2013-][ \t]*(.*?))?[ \t]*$"
+)
+_CATEGORY = re.compile(r"^[ \t]*category[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Footnote:
+    """A citation in the standard form `[^N]: `conv:HASH` (YYYY-MM-DD, source) — desc`."""
+
+    number: int
+    hash: str
+    date: str
+    source: str
+    desc: str = ""
+
+    def line(self) -> str:
+        return footnote_def_line(self.number, self.hash, self.date, self.source, self.desc)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """Any footnote definition line `[^label]: text`, standard form or not."""
+
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    target: str
+    alias: str | None
+    anchor: str | None
+    embed: bool
+    start: int
+    end: int
+
+    @property
+    def display(self) -> str:
+        """What a reader sees (for word counts)."""
+        if self.alias is not None and self.alias.strip():
+            return self.alias
+        return self.target.replace("_", " ")
+
+
+# ---------------------------------------------------------------- headings
+
+
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (`## Text ##`), or None."""
+    m = _ATX.match(line_content(line))
+    if m is None:
+        return None
+    text = _CLOSING_HASHES.sub("", (m.group(2) or "").strip(" \t"))
+    return len(m.group(1)), text.strip(" \t")
+
+
+# ---------------------------------------------------------------- footnotes
+
+
+def _def_starts(masked: str) -> set[int]:
+    return {m.start(1) - 2 for m in _DEF.finditer(masked)}
+
+
+def markers(text: str) -> list[str]:
+    """Footnote marker labels in prose order (repeats kept); code and definition labels excluded."""
+    masked = mask_code(text)
+    defs = _def_starts(masked)
+    return [m.group(1) for m in _MARKER.finditer(masked) if m.start() not in defs]
+
+
+def definitions(text: str) -> list[Definition]:
+    """Every footnote definition line outside code, in order."""
+    masked = mask_code(text)
+    out = []
+    for m in _DEF.finditer(masked):
+        end = text.find("\n", m.end())
+        rest = text[m.end() : len(text) if end < 0 else end]
+        out.append(Definition(m.group(1), rest.strip()))
+    return out
+
+
+def parse_footnote(definition: Definition) -> Footnote | None:
+    """The standard-form citation a definition holds, or None."""
+    m = _FOOTNOTE.match(definition.text)
+    if m is None or not definition.label.isdigit():
+        return None
+    return Footnote(int(definition.label), m.group(1), m.group(2), m.group(3), m.group(4) or "")
+
+
+def footnote_def_line(n: int, hash: str, date: str, source: str, desc: str) -> str:
+    """The one definition line code writes for a citation."""
+    if n < 1:
+        raise ValueError(f"footnote number {n} must be 1 or more")
+    if not re.fullmatch(r"[0-9a-f]{8}", hash):
+        raise ValueError(f"conv hash {hash!r} must be 8 lowercase hex digits")
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        raise ValueError(f"date {date!r} must be YYYY-MM-DD") from None
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+        raise ValueError(f"date {date!r} must be YYYY-MM-DD")
+    source = " ".join(source.split())
+    if not source or "(" in source or ")" in source:
+        raise ValueError(f"source {source!r} must be a non-empty name without parentheses")
+    desc = " ".join(desc.split())
+    line = f"[^{n}]: `conv:{hash}` ({date}, {source})"
+    return f"{line} — {desc}" if desc else line
+
+
+def conv_hashes(text: str) -> set[str]:
+    """Every `conv:HASH` outside fenced code (inline code counts: citations use it)."""
+    return set(_CONV.findall(mask_code(text, inline=False)))
+
+
+# ---------------------------------------------------------------- links
+
+
+def wikilinks(text: str) -> list[WikiLink]:
+    """`[[target#anchor|alias]]` links outside code spans and fences."""
+    out = []
+    for m in _WIKILINK.finditer(mask_code(text)):
+        inner = text[m.start(2) : m.end(2)]
+        if not inner.strip():
+            continue
+        target, bar, alias = inner.partition("|")
+        target, hash_, anchor = target.partition("#")
+        out.append(
+            WikiLink(
+                target,
+                alias if bar else None,
+                anchor if hash_ else None,
+                m.group(1) == "!",
+                m.start(),
+                m.end(),
+            )
+        )
+    return out
+
+
+def category_name(link: WikiLink) -> str | None:
+    """The category a `[[Category:Name]]` link declares, else None."""
+    m = _CATEGORY.match(link.target)
+    return m.group(1) if m and m.group(1) else None
+
+
+def is_category_line(line: str) -> bool:
+    """Whether a line holds nothing but `[[Category:…]]` links."""
+    links = wikilinks(line)
+    only_links = not _WIKILINK.sub("", line).strip()
+    return bool(links) and only_links and all(category_name(w) for w in links)
+
+
+# ---------------------------------------------------------------- words
+
+
+def _shown(m: re.Match[str]) -> str:
+    """A wikilink as the reader sees it; embeds and category links show nothing."""
+    target, bar, alias = m.group(2).partition("|")
+    if m.group(1) or _CATEGORY.match(target):
+        return " "
+    return " " + (alias if bar and alias.strip() else target.split("#")[0].replace("_", " "))
+
+
+def words(text: str) -> int:
+    """Words of prose: code, headings, definitions, templates and markers do not count."""
+    count = 0
+    for line in mask_code(text).split("\n"):
+        line = line.removesuffix("\r")
+        if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
+            continue
+        line = _MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))
+        count += sum(1 for tok in line.split() if any(c.isalnum() for c in tok))
+    return count

@@ -1,0 +1,73 @@
+"""Names: how titles and headings compare, and which file stem a title maps to.
+
+An article's title is its H1 and its file name: `Foo Bar` lives in
+`articles/Foo_Bar.md`. `stem_for_title` is the one gate from a proposed title
+(often a model's) to a file name, so it refuses anything that could name
+another place.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from dreaming.errors import UnsafePathError
+
+MAX_STEM_BYTES = 200
+"""Leaves room under the usual 255-byte file-name limit for ".md" and temp suffixes."""
+
+_FORBIDDEN = '/\\:*?"<>|#^[]'
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
+_RESERVED = {"con", "prn", "aux", "nul", *(f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10))}
+
+
+def heading_key(text: str) -> str:
+    """How headings and titles are compared: case-insensitive, `_` ≡ space, spacing collapsed."""
+    return " ".join(text.replace("_", " ").casefold().split())
+
+
+def stem_for_title(title: str) -> str:
+    """The file stem for a title: spaces → `_`. Raises UnsafePathError for unsafe titles.
+
+    Harmless fixes only (Unicode NFC, `_` read as a space, runs of whitespace
+    collapsed); anything that could name another place, hide the file or
+    collide with another subject is refused, so a stem is always one plain
+    file name inside articles/.
+    """
+    t = unicodedata.normalize("NFC", title)
+    for c in t:
+        control = unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") and c not in "\t\n\r"
+        if control or c in _BIDI:
+            raise UnsafePathError(
+                f"title {title!r} contains control character U+{ord(c):04X}; "
+                "propose the name without it"
+            )
+    t = " ".join(t.replace("_", " ").split())
+    if not t:
+        raise UnsafePathError(f"title {title!r} is empty; give the subject a name")
+    bad = sorted({c for c in t if c in _FORBIDDEN})
+    if bad:
+        raise UnsafePathError(
+            f"title {title!r} contains {' '.join(bad)}, which cannot be in an article file name; "
+            'propose the name without / \\ : * ? " < > | # ^ [ ]'
+        )
+    if t.startswith("."):
+        raise UnsafePathError(
+            f"title {title!r} starts with '.', which would hide the article file; "
+            "propose the name without the leading dot"
+        )
+    stem = t.replace(" ", "_")
+    if stem.split(".")[0].casefold() in _RESERVED:
+        raise UnsafePathError(
+            f"title {title!r} is a reserved device name on Windows; propose a longer name"
+        )
+    if len(stem.encode()) > MAX_STEM_BYTES:
+        raise UnsafePathError(
+            f"title {title[:40]!r}… is {len(stem.encode())} bytes; "
+            f"propose a name of at most {MAX_STEM_BYTES} bytes"
+        )
+    return stem
+
+
+def title_for_stem(stem: str) -> str:
+    """The title a file stem stands for: `_` read as a space."""
+    return stem.replace("_", " ")
