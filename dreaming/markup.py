@@ -31,7 +31,7 @@ _TEMPLATE_LINE = re.compile(
     r"^[ \t]*\*(?:Part of a series on\b|Redirects to\b|Main articles?:).*\*[ \t]*$"
 )
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n]*)\]\]")
-_MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
+MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
 _DEF = re.compile(r"^ {0,3}\[\^([^\[\]\s^]+)\]:", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
 _CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
@@ -104,7 +104,7 @@ def markers(text: str) -> list[str]:
     """Footnote marker labels in prose order (repeats kept); code and definition labels excluded."""
     masked = mask_code(text)
     defs = _def_starts(masked)
-    return [m.group(1) for m in _MARKER.finditer(masked) if m.start() not in defs]
+    return [m.group(1) for m in MARKER.finditer(masked) if m.start() not in defs]
 
 
 def definitions(text: str) -> list[Definition]:
@@ -207,6 +207,6 @@ def words(text: str) -> int:
         line = line.removesuffix("\r")
         if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
             continue
-        line = _MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))
+        line = MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))
         count += sum(1 for tok in line.split() if any(c.isalnum() for c in tok))
     return count

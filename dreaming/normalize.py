@@ -25,6 +25,7 @@ from dreaming.fences import (
 )
 from dreaming.layout import split_frontmatter
 from dreaming.markup import (
+    MARKER,
     STUB,
     Definition,
     WikiLink,
@@ -38,7 +39,6 @@ INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""
 
 _UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
-_MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
 _DEF_LABEL = re.compile(r"^( {0,3}\[\^)([^\[\]\s^]+)(\]:)")
 _STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE)
 _STUB_INLINE = re.compile(r"[ \t]*\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
@@ -219,7 +219,7 @@ def _relabel_line(line: str, masked: str, mapping: dict[str, str], is_def: bool)
     if is_def and (m := _DEF_LABEL.match(masked)) and m.group(2) in mapping:
         out += [line[: m.start(2)], mapping[m.group(2)]]
         pos = m.end(2)
-    for mk in _MARKER.finditer(masked, pos):
+    for mk in MARKER.finditer(masked, pos):
         if mk.group(1) in mapping:
             out += [line[pos : mk.start(1)], mapping[mk.group(1)]]
             pos = mk.end(1)
