@@ -1,0 +1,61 @@
+"""The model seam: every pipeline model call goes through a `TextModel`.
+
+Importing this package is cheap and never imports mlx: the OpenBLAS preload
+(`dreaming.model.blas`) must happen before mlx's first import, and the CLI and
+the read path should not pay for model libraries they do not use.
+
+Public API (the CLI and the pipeline use only these):
+
+- `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`
+- `MeteredModel(model, budget=Budget(...), on_call=...)`, `CallRecord`, `BudgetExhausted`
+- `list_presets()`, `install(name, progress)`, `run_once(spec, prompt, system)`,
+  `format_usage(usage, load_seconds(spec))`, `unload_all()`, `blas_status()` (which
+  BLAS mlx runs on, and why; call it before anything imports mlx)
+"""
+
+from __future__ import annotations
+
+from dreaming.model.base import (
+    MAX_OUTPUT_TOKENS,
+    Completion,
+    ModelCallError,
+    TextModel,
+    Usage,
+    format_usage,
+    prompt_key,
+)
+from dreaming.model.blas import prepare as blas_status
+from dreaming.model.install import install
+from dreaming.model.loader import load, load_seconds, run_once, unload_all
+from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
+from dreaming.model.presets import PRESETS, PresetInfo, list_presets
+from dreaming.model.spec import ModelSpec, parse_spec
+
+DEFAULT_MODEL = "mlx:qwen2.5-coder-1.5b"
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "MAX_OUTPUT_TOKENS",
+    "PRESETS",
+    "Budget",
+    "BudgetExhausted",
+    "CallRecord",
+    "Completion",
+    "MeteredModel",
+    "ModelCallError",
+    "ModelSpec",
+    "PresetInfo",
+    "StageTotals",
+    "TextModel",
+    "Usage",
+    "blas_status",
+    "format_usage",
+    "install",
+    "list_presets",
+    "load",
+    "load_seconds",
+    "parse_spec",
+    "prompt_key",
+    "run_once",
+    "unload_all",
+]

@@ -1,0 +1,134 @@
+"""The seam every backend implements, and the data it hands back.
+
+The pipeline sees only `TextModel.complete`: text in, text out, plus the usage it
+needs for the ledger and budgets. Backends differ in where the model runs; they
+agree on what a finished answer is (stopped by the model, not by the backstop)
+and on failing with a one-line `ModelError` that says what to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from dreaming.errors import ModelError
+
+MAX_OUTPUT_TOKENS = 2048
+"""The single backstop on generated tokens. Our units are small: a finished answer
+stops at EOS long before this, so reaching it means the model is looping, and the
+call fails rather than handing a truncated answer to a gate."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What one call cost. `cached_tokens` of the prompt were reused, not computed."""
+
+    prompt_tokens: int = 0
+    generated_tokens: int = 0
+    seconds: float = 0.0
+    cached_tokens: int = 0
+    prompt_seconds: float | None = None
+    """Time to the first generated token, where the backend can tell it apart."""
+
+    @property
+    def computed_prompt_tokens(self) -> int:
+        return self.prompt_tokens - self.cached_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        prompt_seconds = None
+        if self.prompt_seconds is not None or other.prompt_seconds is not None:
+            prompt_seconds = (self.prompt_seconds or 0.0) + (other.prompt_seconds or 0.0)
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            generated_tokens=self.generated_tokens + other.generated_tokens,
+            seconds=self.seconds + other.seconds,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            prompt_seconds=prompt_seconds,
+        )
+
+    def rates(self) -> tuple[float | None, float | None]:
+        """(prompt tok/s over computed tokens, generation tok/s); None where unknown."""
+        if self.prompt_seconds is None:
+            return None, None
+        prompt_rate = None
+        if self.prompt_seconds > 0 and self.computed_prompt_tokens > 0:
+            prompt_rate = self.computed_prompt_tokens / self.prompt_seconds
+        gen_seconds = self.seconds - self.prompt_seconds
+        gen_rate = self.generated_tokens / gen_seconds if gen_seconds > 0 else None
+        return prompt_rate, gen_rate
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage
+
+
+class ModelCallError(ModelError):
+    """One call failed after the model ran (runaway, empty answer): carries what it cost."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+@runtime_checkable
+class TextModel(Protocol):
+    """One completion call per pipeline unit; `stage` keys caching, replay and accounting."""
+
+    @property
+    def spec(self) -> str: ...
+
+    def complete(self, stage: str, system: str | None, user: str) -> Completion: ...
+
+    def unload(self) -> None:
+        """Drop weights and caches; the next call loads again."""
+        ...
+
+
+def prompt_key(system: str | None, user: str) -> str:
+    """The replay key of one exact prompt, as scripted files store it.
+
+    NUL separates the parts so that moving text between system and user changes the key.
+    """
+    digest = hashlib.sha256(((system or "") + "\x00" + user).encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+def finished_text(
+    stage: str, text: str, usage: Usage, *, stopped: bool, limit: int = MAX_OUTPUT_TOKENS
+) -> Completion:
+    """The common verdict on a raw answer, so every backend fails the same way."""
+    if not stopped:
+        raise ModelCallError(
+            f"model did not stop within {limit} tokens for stage {stage}; "
+            "the unit is skipped and retried next run (a looping model: try a larger one)",
+            usage,
+        )
+    if not text.strip():
+        raise ModelCallError(
+            f"model returned nothing for stage {stage}; the unit is retried next run", usage
+        )
+    return Completion(text=text, usage=usage)
+
+
+def one_line(text: object, limit: int = 200) -> str:
+    """An exception's text fit for a one-line error message."""
+    return " ".join(str(text).split())[:limit]
+
+
+def format_usage(usage: Usage, load_seconds: float | None = None) -> str:
+    """One line a person reads after `dreaming model run`."""
+    prompt_rate, gen_rate = usage.rates()
+    parts = [] if load_seconds is None else [f"loaded in {load_seconds:.1f} s"]
+    parts += [
+        f"{usage.prompt_tokens} prompt tokens ({usage.cached_tokens} cached)",
+        f"{usage.generated_tokens} generated",
+    ]
+    if prompt_rate is not None:
+        parts.append(f"prompt {prompt_rate:.1f} tok/s")
+    if gen_rate is not None:
+        parts.append(f"generation {gen_rate:.1f} tok/s")
+    parts.append(f"{usage.seconds:.2f} s")
+    return " · ".join(parts)

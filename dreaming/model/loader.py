@@ -1,0 +1,76 @@
+"""Spec string -> TextModel, loaded once per process; and the helpers the CLI calls."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from dreaming.model.base import TextModel, Usage
+from dreaming.model.spec import ModelSpec, parse_spec
+
+_loaded: dict[tuple[str, Path | None], TextModel] = {}
+_lock = threading.Lock()
+
+
+def _build(spec: ModelSpec, cache_dir: Path | None) -> TextModel:
+    if spec.kind == "mlx":
+        from dreaming.model.mlx_backend import MlxModel
+
+        return MlxModel(spec.text, spec.target, cache_dir=cache_dir)
+    if spec.kind == "gguf":
+        from dreaming.model.gguf_backend import GGUFModel
+
+        return GGUFModel(spec.text, spec.target, cache_dir=cache_dir)
+    if spec.kind == "openai":
+        from dreaming.model.openai_backend import OpenAIModel
+
+        return OpenAIModel(spec.text, spec.target, spec.model)
+    from dreaming.model.scripted import RecordingModel, ScriptedModel
+
+    if spec.kind == "scripted":
+        return ScriptedModel(spec.text, Path(spec.target).expanduser())
+    if spec.inner is None:  # parse_spec never builds a record spec without one
+        raise ValueError(f"record spec without an inner model: {spec.text}")
+    inner = load(spec.inner.text, cache_dir=cache_dir)
+    return RecordingModel(spec.text, inner, Path(spec.target).expanduser())
+
+
+def load(spec: str, *, cache_dir: Path | None = None) -> TextModel:
+    """The model for `spec`. In-process models are shared per process: loading is the
+    expensive part, and `unload()` frees the weights while keeping the object usable
+    (its next call loads again). Spec errors raise ModelError here; a missing or damaged
+    model raises on the first call, so the pipeline records it against that unit."""
+    parsed = parse_spec(spec)
+    if parsed.kind not in ("mlx", "gguf"):
+        return _build(parsed, cache_dir)
+    key = (parsed.text, cache_dir)
+    with _lock:
+        model = _loaded.get(key)
+        if model is None:
+            model = _loaded[key] = _build(parsed, cache_dir)
+        return model
+
+
+def unload_all() -> None:
+    """Drop every in-process model's weights (between runs, unless kept resident)."""
+    with _lock:
+        models = list(_loaded.values())
+    for model in models:
+        model.unload()
+
+
+def run_once(
+    spec: str, prompt: str, system: str | None = None, *, cache_dir: Path | None = None
+) -> tuple[str, Usage]:
+    """One completion for `dreaming model run`: checks a model setup end to end.
+
+    For the usage line: `format_usage(usage, load_seconds(spec))`."""
+    model = load(spec, cache_dir=cache_dir)
+    completion = model.complete("run", system, prompt)
+    return completion.text, completion.usage
+
+
+def load_seconds(spec: str, *, cache_dir: Path | None = None) -> float | None:
+    """How long the in-process model of `spec` took to load; None for servers and replays."""
+    seconds = getattr(load(spec, cache_dir=cache_dir), "load_seconds", None)
+    return float(seconds) if isinstance(seconds, int | float) else None

@@ -1,0 +1,230 @@
+"""`mlx:` — mlx-lm in-process: greedy, the model's chat template, per-stage prefix caching.
+
+Calls of one stage share their system text (policy pages inlined, ~1500 tokens) and
+the start of the user turn; recomputing that prefix every call would dominate a
+night's prompt time on a CPU. Each stage keeps the KV cache of its last prompt;
+the next call trims it to the common token prefix and computes only the rest.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dreaming.errors import ModelError
+from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
+from dreaming.model.blas import import_mlx
+from dreaming.model.presets import PRESETS, installed_mlx_folder
+from dreaming.model.tensors import check_mlx_folder
+
+MAX_STAGE_CACHES = 8
+"""Stages whose prefix cache is kept (LRU); one per pipeline stage is enough."""
+
+
+@dataclass
+class _StageCache:
+    tokens: list[int] = field(default_factory=list)
+    """The tokens whose keys and values `layers` holds, in order."""
+    layers: list[Any] = field(default_factory=list)
+
+
+def resolve_mlx_target(target: str, cache_dir: Path | None = None) -> str:
+    """A local folder or hub repo id for `mlx:<target>`; ModelError with the fix if neither."""
+    if target in PRESETS:
+        folder = installed_mlx_folder(PRESETS[target], cache_dir)
+        if folder is None:
+            raise ModelError(
+                f"model preset {target} is not installed; run: dreaming model install {target}"
+            )
+        check_mlx_folder(folder, f"repair it with: dreaming model install {target}")
+        return str(folder)
+    path = Path(target).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelError(
+                f"mlx:{target} is a file, not a model folder; for a .gguf file use gguf:{target}"
+            )
+        check_mlx_folder(path, "replace the folder, or set model to mlx:<preset>")
+        return str(path)
+    if target.count("/") == 1 and not target.startswith((".", "/", "~")):
+        return target  # a hub repo id: mlx-lm downloads it where the hub is reachable
+    raise ModelError(
+        f"unknown model {target!r}: not a preset ({', '.join(PRESETS)}), "
+        "a folder or a hub repo id; see: dreaming model list"
+    )
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+class MlxModel:
+    """Loads on first use (or `warm()`), stays loaded until `unload()`."""
+
+    def __init__(self, spec: str, target: str, *, cache_dir: Path | None = None) -> None:
+        self._spec = spec
+        self.target = target
+        self.cache_dir = cache_dir
+        self.load_seconds: float | None = None
+        self.path: str | None = None
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._stages: OrderedDict[str, _StageCache] = OrderedDict()
+        self._system_turns: bool | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def warm(self) -> None:
+        with self._lock:
+            self._ensure_loaded()
+
+    def _ensure_loaded(self) -> None:
+        if self._model is not None:
+            return
+        path = resolve_mlx_target(self.target, self.cache_dir)
+        started = time.perf_counter()
+        import_mlx()
+        from mlx_lm import load
+
+        try:
+            loaded = load(path)
+        except Exception as e:
+            hint = (
+                f"repair it with: dreaming model install {self.target}"
+                if self.target in PRESETS
+                else "check the folder or repo id; see: dreaming model list"
+            )
+            raise ModelError(
+                f"cannot load model {path}: {type(e).__name__}: {one_line(e)}; {hint}"
+            ) from e
+        self._model, self._tokenizer, self.path = loaded[0], loaded[1], path
+        self.load_seconds = time.perf_counter() - started
+
+    def unload(self) -> None:
+        with self._lock:
+            self._model = self._tokenizer = None
+            self._stages.clear()
+            self._system_turns = None
+            gc.collect()
+            if "mlx.core" in sys.modules:
+                sys.modules["mlx.core"].clear_cache()
+
+    def _render(self, system: str | None, user: str) -> list[int]:
+        tokenizer = self._tokenizer
+        messages = [{"role": "user", "content": user}]
+        if system:
+            if self._system_turns is None:
+                self._system_turns = _supports_system(tokenizer)
+            if self._system_turns:
+                messages.insert(0, {"role": "system", "content": system})
+            else:
+                messages[0]["content"] = f"{system}\n\n{user}"
+        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        ids: list[int] = tokenizer.encode(text, add_special_tokens=False)
+        return ids
+
+    def tokens_for(self, system: str | None, user: str) -> list[int]:
+        """The exact prompt ids a call would send (for tests and the benchmark)."""
+        with self._lock:
+            self._ensure_loaded()
+            return self._render(system, user)
+
+    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+        with self._lock:
+            self._ensure_loaded()
+            return self._complete(stage, system, user)
+
+    def _stage_cache(self, stage: str) -> _StageCache:
+        from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache
+
+        entry = self._stages.pop(stage, None)
+        if entry is None or not can_trim_prompt_cache(entry.layers):
+            entry = _StageCache(layers=make_prompt_cache(self._model))
+        self._stages[stage] = entry
+        while len(self._stages) > MAX_STAGE_CACHES:
+            self._stages.popitem(last=False)
+        return entry
+
+    def _complete(self, stage: str, system: str | None, user: str) -> Completion:
+        mx = import_mlx()
+        from mlx_lm.generate import generate_step
+        from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
+
+        started = time.perf_counter()
+        prompt = self._render(system, user)
+        entry = self._stage_cache(stage)
+        trimmable = can_trim_prompt_cache(entry.layers)
+        # Keep at least one token to compute: its logits give the first answer token.
+        reuse = min(common_prefix(entry.tokens, prompt), len(prompt) - 1) if trimmable else 0
+        held = entry.layers[0].offset if entry.layers else 0
+        if held > reuse:
+            trim_prompt_cache(entry.layers, held - reuse)
+        eos = self._tokenizer.eos_token_ids
+        out: list[int] = []
+        stopped = False
+        first_token_at: float | None = None
+        try:
+            for token, _ in generate_step(
+                mx.array(prompt[reuse:]),
+                self._model,
+                max_tokens=MAX_OUTPUT_TOKENS,
+                prompt_cache=entry.layers,
+            ):
+                if first_token_at is None:
+                    first_token_at = time.perf_counter()
+                if token in eos:
+                    stopped = True
+                    break
+                out.append(int(token))
+        except Exception as e:
+            self._stages.pop(stage, None)  # its cache may hold a half-computed step
+            raise ModelError(
+                f"mlx generation failed for stage {stage}: {type(e).__name__}: {one_line(e)}"
+            ) from e
+        finished = time.perf_counter()
+        if trimmable:
+            # Keep exactly the prompt: the next call of this stage starts from it.
+            trim_prompt_cache(entry.layers, entry.layers[0].offset - len(prompt))
+            entry.tokens = prompt
+        else:
+            self._stages.pop(stage, None)
+        usage = Usage(
+            prompt_tokens=len(prompt),
+            generated_tokens=len(out),
+            seconds=finished - started,
+            cached_tokens=reuse,
+            prompt_seconds=(first_token_at or finished) - started,
+        )
+        text = self._tokenizer.decode(out)
+        return finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+
+
+def _supports_system(tokenizer: Any) -> bool:
+    """Whether the chat template renders a system turn (some raise, some drop it)."""
+    probe = "\x1fsystem-probe\x1f"
+    try:
+        text = tokenizer.apply_chat_template(
+            [{"role": "system", "content": probe}, {"role": "user", "content": "x"}],
+            tokenize=False,
+            add_generation_prompt=True,
+        )
+    except Exception:
+        return False
+    return probe in str(text)

@@ -1,0 +1,73 @@
+"""Model spec strings: `kind:target`, as written in the config or `--model`.
+
+Parsing is strict and cheap: a typo in the config should fail at startup with the
+accepted forms, not after a night's worth of units has been scheduled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from dreaming.errors import ModelError
+
+Kind = Literal["mlx", "openai", "scripted", "record", "gguf"]
+
+FORMS = (
+    "mlx:<preset | folder | hub repo id>",
+    "openai:<base url>[#model]",
+    "scripted:<file.jsonl>",
+    "record:<file.jsonl>|<inner spec>",
+    "gguf:<preset | file.gguf>",
+)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    kind: Kind
+    target: str
+    """Preset, folder, repo id, file or base URL, by kind."""
+    model: str | None = None
+    """openai: the model name sent to the server (after `#`)."""
+    inner: ModelSpec | None = None
+    """record: the spec of the model whose answers are recorded."""
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _fail(spec: str, why: str) -> ModelError:
+    return ModelError(f"model spec {spec!r}: {why}; use one of: {', '.join(FORMS)}")
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    text = spec.strip()
+    kind, sep, target = text.partition(":")
+    if not sep:
+        raise _fail(spec, "no kind before ':'")
+    target = target.strip()
+    if not target:
+        raise _fail(spec, f"nothing after '{kind}:'")
+    if kind == "mlx":
+        return ModelSpec(kind="mlx", target=target, text=text)
+    if kind == "gguf":
+        return ModelSpec(kind="gguf", target=target, text=text)
+    if kind == "scripted":
+        return ModelSpec(kind="scripted", target=target, text=text)
+    if kind == "openai":
+        url, _, model = target.partition("#")
+        if not url.startswith(("http://", "https://")):
+            raise _fail(spec, "the server address must start with http:// or https://")
+        return ModelSpec(
+            kind="openai", target=url.rstrip("/"), model=model.strip() or None, text=text
+        )
+    if kind == "record":
+        path, bar, inner = target.partition("|")
+        if not bar or not path.strip():
+            raise _fail(spec, "record needs a file and an inner spec: record:FILE|SPEC")
+        inner_spec = parse_spec(inner)
+        if inner_spec.kind in ("record", "scripted"):
+            raise _fail(spec, "record wraps a real model, not a replay or a recording")
+        return ModelSpec(kind="record", target=path.strip(), inner=inner_spec, text=text)
+    raise _fail(spec, f"unknown kind {kind!r}")
