@@ -190,6 +190,10 @@ def model_install(name: str | None) -> None:
 
         folder = install(chosen, progress)
     out.print(f"{chosen} is installed at {folder}")
+    if sys.platform == "linux":
+        from dreaming.model import blas_status
+
+        out.print(f"matrix maths: {blas_status()}", markup=False)
 
 
 @model.command("run")
@@ -198,13 +202,13 @@ def model_install(name: str | None) -> None:
 @click.option("--system", default=None, help="A system text for the prompt.")
 def model_run(spec: str, prompt: str, system: str | None) -> None:
     """Print one completion of PROMPT by SPEC and a usage line (check a model setup)."""
-    from dreaming.model import DEFAULT_MODEL, format_usage, run_once
+    from dreaming.model import DEFAULT_MODEL, format_usage, load_seconds, run_once
 
     if spec == "default":
         spec = DEFAULT_MODEL
     text, usage = run_once(spec, prompt, system)
     click.echo(text)
-    err.print(format_usage(usage), markup=False)
+    err.print(format_usage(usage, load_seconds(spec)), markup=False)
 
 
 def _print_status(doc: dict[str, Any]) -> None:
