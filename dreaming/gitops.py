@@ -38,6 +38,10 @@ class VaultRepo:
             git.Repo.init(root, initial_branch="main")
         return cls(root)
 
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.git_dir)
+
     def has_commits(self) -> bool:
         try:
             self.repo.head.commit  # noqa: B018 - raises on an unborn branch
@@ -104,10 +108,13 @@ class VaultRepo:
             "GIT_COMMITTER_EMAIL": author.email or "",
         }
         self._git("add", "--all", "--", *rels)
-        # --only commits these paths and nothing else the person may have staged.
-        only = ["--only"] if self.has_commits() else []
-        self._git("commit", "--no-verify", "-q", *only, "-m", message, "--", *rels, env=env)
+        # Paths on the command line mean --only: these paths, nothing else staged.
+        self._git("commit", "--no-verify", "-q", "-m", message, "--", *rels, env=env)
         return str(self.repo.head.commit.hexsha)
+
+    def git_path(self, name: str) -> Path:
+        """Where git keeps `name` (`info/exclude`, `index.lock`), worktrees included."""
+        return self.root / self._git("rev-parse", "--git-path", name).strip()
 
     def _rel(self, path: Path) -> str:
         p = path if path.is_absolute() else self.root / path
@@ -115,7 +122,8 @@ class VaultRepo:
 
     def _git(self, *args: str, env: dict[str, str] | None = None) -> str:
         """Run git, retrying while another process holds the index lock."""
-        lock = self.root / ".git" / "index.lock"
+        # Literal pathspecs: a file named `a[1].md` must never match `a1.md`.
+        env = {"GIT_LITERAL_PATHSPECS": "1", **(env or {})}
         for attempt in range(_LOCK_RETRIES):
             try:
                 out: str = self.repo.git.execute(
@@ -128,7 +136,8 @@ class VaultRepo:
                     continue
                 if "index.lock" in str(e):
                     raise GitError(
-                        f"{lock} is held by another git process or left by a crash; "
+                        f"{self.git_dir / 'index.lock'} is held by another git process or left "
+                        "by a crash; "
                         "if no git command is running in the vault, delete that file"
                     ) from e
                 detail = (e.stderr or str(e)).strip().splitlines()

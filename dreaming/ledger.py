@@ -168,10 +168,12 @@ class Ledger:
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+        except sqlite3.OperationalError as e:
+            raise _operational(path, e) from e
         except sqlite3.DatabaseError as e:
             raise LedgerError(
-                f"{path}: cannot open the ledger ({e}); move the file aside and run "
-                "`dreaming reindex` and `dreaming ingest` to rebuild it"
+                f"{path}: the ledger is damaged ({e}); move the file aside and run "
+                "`dreaming ingest` and `dreaming reindex` to start a new one"
             ) from e
 
     def close(self) -> None:
@@ -189,27 +191,36 @@ class Ledger:
         return int(row[0])
 
     def _migrate(self) -> None:
-        have = self.version
-        if have > len(MIGRATIONS):
-            raise LedgerError(
-                f"{self.path}: made by a newer dreaming (schema {have}); upgrade dreaming"
-            )
-        for number, script in enumerate(MIGRATIONS[have:], start=have + 1):
-            try:
-                self.db.executescript(
-                    f"BEGIN IMMEDIATE; {script}; PRAGMA user_version = {number}; COMMIT;"
+        if self.version == len(MIGRATIONS):
+            return
+        # Under the write lock, read the version again: another process opening
+        # the same ledger may have migrated it meanwhile.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            have = self.version
+            if have > len(MIGRATIONS):
+                raise LedgerError(
+                    f"{self.path}: made by a newer dreaming (schema {have}); upgrade dreaming"
                 )
-            except sqlite3.DatabaseError:
-                if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
-                raise
+            for number, script in enumerate(MIGRATIONS[have:], start=have + 1):
+                for statement in _statements(script):
+                    self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version = {number}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; rolled back on any exception."""
         in_tx = self.db.in_transaction
         if not in_tx:
-            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:
+                raise _operational(self.path, e) from e
         try:
             yield self.db
         except BaseException:
@@ -237,6 +248,24 @@ class Ledger:
             "updated_at = excluded.updated_at",
             (name, value, now),
         )
+
+
+def _operational(path: Path, e: sqlite3.OperationalError) -> LedgerError:
+    if "locked" in str(e) or "busy" in str(e):
+        return LedgerError(
+            f"{path}: another dreaming process is writing the ledger; "
+            "wait for it to finish or stop it, then retry"
+        )
+    return LedgerError(f"{path}: cannot open the ledger ({e}); check the folder's permissions")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (ours hold no `;` inside literals or triggers)."""
+    return [s.strip() for s in script.split(";") if s.strip() and not _only_comments(s)]
+
+
+def _only_comments(sql: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("--") for line in sql.splitlines())
 
 
 def messages_sha(messages: Iterable[tuple[str, str, str | None]]) -> str:

@@ -61,7 +61,7 @@ def init_vault(path: Path) -> InitReport:
 
     report.created_repo = not (root / ".git").exists()
     repo = VaultRepo.init(root)
-    _exclude_state(root)
+    _exclude_state(repo)
     added = [root / rel for rel in report.added]
     report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
     return report
@@ -81,9 +81,9 @@ def _copy_missing(src: Path, dst: Path, report: InitReport) -> None:
         report.added.append(rel)
 
 
-def _exclude_state(root: Path) -> None:
+def _exclude_state(repo: VaultRepo) -> None:
     """Keep .dreaming/ out of git even when the person's own .gitignore lacks it."""
-    exclude = root / ".git" / "info" / "exclude"
+    exclude = repo.git_path("info/exclude")
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     if IGNORED not in text.splitlines():

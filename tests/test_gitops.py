@@ -94,3 +94,14 @@ def test_a_lock_released_during_the_retries_lets_the_commit_through(
 def test_a_folder_without_git_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(GitError, match="not a git repository"):
         VaultRepo(tmp_path)
+
+
+def test_a_bracketed_name_never_sweeps_in_a_similar_file(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    mine = vault.articles / "a1.md"
+    mine.write_text("the person's pending file\n")
+    ours = vault.articles / "a[1].md"
+    ours.write_text("pipeline\n")
+    repo.commit_pipeline([ours], "write a[1]", "r1")
+    assert git(vault, "show", "--name-only", "--format=", "HEAD").split() == ["articles/a[1].md"]
+    assert "articles/a1.md" in repo.dirty_paths()

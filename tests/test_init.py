@@ -90,3 +90,25 @@ def test_init_on_a_file_is_refused(tmp_path: Path) -> None:
     f.write_text("x")
     with pytest.raises(VaultError, match="is a file, not a folder"):
         init_vault(f)
+
+
+def test_init_works_in_a_git_worktree(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    main.mkdir()
+    git(main, "init", "-q", "-b", "main")
+    git(
+        main,
+        "-c",
+        "user.name=P",
+        "-c",
+        "user.email=p@x",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "0",
+    )
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    report = init_vault(tmp_path / "wt")
+    assert report.commit is not None
+    assert git(tmp_path / "wt", "status", "--porcelain") == ""

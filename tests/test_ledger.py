@@ -64,5 +64,34 @@ def test_a_ledger_from_a_newer_dreaming_is_refused(tmp_path: Path) -> None:
 def test_a_corrupt_ledger_file_gets_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "l.sqlite"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(LedgerError, match="cannot open the ledger"):
+    with pytest.raises(LedgerError, match="damaged"):
         Ledger(path)
+
+
+def _open_and_report(path: str) -> int:
+    with Ledger(Path(path)) as led:
+        return led.version
+
+
+def test_processes_opening_a_new_ledger_at_once_all_succeed(tmp_path: Path) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    path = str(tmp_path / "l.sqlite")
+    with ProcessPoolExecutor(4) as pool:
+        versions = list(pool.map(_open_and_report, [path] * 8))
+    assert versions == [len(MIGRATIONS)] * 8
+
+
+def test_a_ledger_held_by_another_writer_gets_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "l.sqlite"
+    Ledger(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with Ledger(path) as led:
+            led.db.execute("PRAGMA busy_timeout = 50")
+            with pytest.raises(LedgerError, match="another dreaming process"), led.transaction():
+                pass
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
