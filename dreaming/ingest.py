@@ -11,9 +11,12 @@ half-ingested. A bad file is recorded with a one-line reason and the rest goes o
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import os
 import shutil
 import sqlite3
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -51,11 +54,17 @@ class IngestReport:
     conversations_updated: int = 0
     messages_added: int = 0
     redactions: int = 0
+    removed: int = 0
 
     @property
     def changed(self) -> bool:
         return bool(
-            self.ingested or self.empty or self.failed or self.pending or self.conversations_new
+            self.ingested
+            or self.empty
+            or self.failed
+            or self.pending
+            or self.conversations_new
+            or self.removed
         )
 
 
@@ -76,21 +85,36 @@ def raw_files(vault: Vault) -> list[Path]:
 
 
 def import_into_raw(vault: Vault, path: Path) -> Path:
-    """A transcript from outside the vault is copied into Raw/ (the original is untouched)."""
+    """A transcript from outside the vault is copied into Raw/ (the original is untouched).
+
+    The copy is written to a hidden temp file and hard-linked to a free name,
+    so it never overwrites a file and a crash never leaves half a transcript.
+    """
     src = path.expanduser().resolve()
-    if vault.raw in src.parents:
-        return src
     if not src.is_file():
         raise TranscriptError(path, "no such file; give the path of a transcript file")
-    target = vault.raw / src.name
-    n = 1
-    while target.exists():
-        if target.read_bytes() == src.read_bytes():
-            return target
-        target = vault.raw / f"{src.stem}-{n}{src.suffix}"
-        n += 1
-    shutil.copy2(src, target)
-    return target
+    if vault.raw in src.parents:
+        return src
+    data = src.read_bytes()
+    fd, tmp_name = tempfile.mkstemp(prefix=".import-", dir=vault.raw)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        shutil.copystat(src, tmp)
+        for n in itertools.count():
+            target = vault.raw / (src.name if n == 0 else f"{src.stem}-{n}{src.suffix}")
+            try:
+                os.link(tmp, target)
+                return target
+            except FileExistsError:
+                if target.read_bytes() == data:
+                    return target
+    finally:
+        tmp.unlink(missing_ok=True)
+    raise AssertionError("unreachable")
 
 
 def ingest(
@@ -100,6 +124,7 @@ def ingest(
     *,
     progress: Progress | None = None,
 ) -> IngestReport:
+    """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/)."""
     paths = raw_files(vault) if files is None else [import_into_raw(vault, f) for f in files]
     report = IngestReport(files=len(paths))
     known = {
@@ -112,17 +137,43 @@ def ingest(
     # parsing it. A crash loses at most the open batch, which the next pass redoes.
     with ledger.transaction():
         batch = 0
+        rels = []
         for done, path in enumerate(paths, start=1):
             rel = vault.rel(path)
+            rels.append(rel)
             if progress is not None:
                 progress(done, len(paths), rel)
             batch += _ingest_file(ledger, path, rel, known.get(rel), report)
             if batch >= BATCH_BYTES:
                 ledger.commit_and_continue()
                 batch = 0
+        if files is None:
+            report.removed = _forget_files(ledger, set(known) - set(rels))
         if report.changed:
             _record_run(ledger, report)
     return report
+
+
+def _forget_files(ledger: Ledger, gone: set[str]) -> int:
+    """Drop the rows of files deleted from Raw/; their conversations stay in the ledger.
+
+    Articles cite those conversations, so the messages are kept. A conversation
+    whose fullest copy was in a deleted file now points at the next fullest copy.
+    """
+    db = ledger.db
+    for rel in sorted(gone):
+        db.execute("DELETE FROM raw_files WHERE path = ?", (rel,))
+        for row in db.execute("SELECT id FROM conversations WHERE file = ?", (rel,)).fetchall():
+            holder = db.execute(
+                "SELECT path FROM file_conversations WHERE conv_id = ? "
+                "ORDER BY message_count DESC, path LIMIT 1",
+                (row["id"],),
+            ).fetchone()
+            if holder is not None:
+                db.execute(
+                    "UPDATE conversations SET file = ? WHERE id = ?", (holder["path"], row["id"])
+                )
+    return len(gone)
 
 
 def _ingest_file(

@@ -3,6 +3,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from dreaming.errors import TranscriptError
 from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
 from dreaming.status import status
@@ -143,3 +146,38 @@ def test_a_cut_off_file_unchanged_for_long_is_reported_truncated(
     (failed,) = status(ledger)["failed"]
     assert failed["file"] == "Raw/s.jsonl"
     assert "truncated" in failed["reason"]
+
+
+def test_a_file_deleted_from_raw_is_forgotten_but_its_conversation_kept(
+    vault: Vault, ledger: Ledger
+) -> None:
+    drop(vault, "a/bread.md", TALK)
+    copy = drop(vault, "b/bread.md", TALK)
+    ingest(vault, ledger)
+    (vault.raw / "a" / "bread.md").unlink()
+    report = ingest(vault, ledger)
+    doc = status(ledger)
+    assert report.removed == 1
+    assert doc["files"]["total"] == 1
+    assert doc["reclaimable"] == []
+    assert doc["conversations"] == 1
+    held = ledger.db.execute("SELECT file FROM conversations").fetchone()[0]
+    assert held == vault.rel(copy)
+
+
+def test_an_import_never_overwrites_a_different_file_of_the_same_name(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    mine = drop(vault, "talk.md", TALK)
+    outside = tmp_path / "talk.md"
+    other = raw_note(("user", "Another question"), ("assistant", "Another answer"))
+    outside.write_text(other, encoding="utf-8")
+    ingest(vault, ledger, [outside])
+    assert mine.read_text(encoding="utf-8") == TALK
+    assert (vault.raw / "talk-1.md").read_text(encoding="utf-8") == other
+    assert not [p for p in vault.raw.iterdir() if p.name.startswith(".import-")]
+
+
+def test_naming_a_missing_file_is_a_clear_error(vault: Vault, ledger: Ledger) -> None:
+    with pytest.raises(TranscriptError, match="no such file"):
+        ingest(vault, ledger, [vault.raw / "typo.jsonl"])
