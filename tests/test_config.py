@@ -36,3 +36,28 @@ def test_a_broken_config_file_names_the_file(vault: Vault) -> None:
 def test_an_invalid_schedule_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="schedule"):
         load_settings(tmp_path, schedule="25:00")
+
+
+@pytest.mark.parametrize(
+    ("text", "setting"),
+    [
+        ("max_model_calls = [10]", "max_model_calls"),
+        ("max_model_calls = true", "max_model_calls"),
+        ("max_model_calls = 2.5", "max_model_calls"),
+        ("max_model_seconds = -5", "max_model_seconds"),
+        ('keep_model_resident = "ture"', "keep_model_resident"),
+        ("model = 3", "model"),
+    ],
+)
+def test_invalid_values_are_refused_naming_the_setting(
+    vault: Vault, text: str, setting: str
+) -> None:
+    (vault.state / "config.toml").write_text(text + "\n")
+    with pytest.raises(ConfigError, match=setting):
+        load_settings(vault.root)
+
+
+def test_a_misspelled_setting_is_refused(vault: Vault) -> None:
+    (vault.state / "config.toml").write_text("max_model_call = 5\n")
+    with pytest.raises(ConfigError, match="unknown setting max_model_call"):
+        load_settings(vault.root)

@@ -7,12 +7,14 @@ never a traceback.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from dreaming.config import vault_from_env
 from dreaming.errors import DreamingError, VaultError
@@ -229,12 +231,15 @@ def _print_status(doc: dict[str, Any]) -> None:
         f"Raw files: {files['total']} ({files['ok']} ok, {files['empty']} without "
         f"conversations, {files['failed']} failed, {files['pending']} pending)"
     )
+    # File names may hold brackets: escape them so rich shows them as they are.
     for f in doc["failed"]:
-        out.print(f"  [red]failed[/] {f['file']}: {f['reason']}", markup=True)
+        out.print(f"  [red]failed[/] {escape(f['file'])}: {escape(f['reason'])}")
     for f in doc["pending"]:
-        out.print(f"  [yellow]pending[/] {f['file']}: {f['reason']}")
+        out.print(f"  [yellow]pending[/] {escape(f['file'])}: {escape(f['reason'])}")
     for f in doc["reclaimable"]:
-        out.print(f"  [dim]reclaimable[/] {f['file']} (a copy of {f['superseded_by']})")
+        out.print(
+            f"  [dim]reclaimable[/] {escape(f['file'])} (a copy of {escape(f['superseded_by'])})"
+        )
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
         for stage, u in doc["model_usage"].items():
@@ -268,3 +273,7 @@ def main() -> None:
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except (OSError, sqlite3.Error) as e:
+        # A backstop: the system said no (disk full, permissions); still one line.
+        err.print(f"dreaming: error: {e}", markup=False, soft_wrap=True)
+        sys.exit(1)
