@@ -112,6 +112,11 @@ def import_into_raw(vault: Vault, path: Path) -> Path:
             except FileExistsError:
                 if target.read_bytes() == data:
                     return target
+            except OSError:
+                # No hard links on this filesystem: check, then rename.
+                if not target.exists():
+                    os.replace(tmp, target)
+                    return target
     finally:
         tmp.unlink(missing_ok=True)
     raise AssertionError("unreachable")

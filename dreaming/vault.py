@@ -178,11 +178,24 @@ def write_atomic(
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         else:
             os.chmod(tmp, 0o644)
-        # Second look right before the rename: a person's save that landed
-        # while we were writing the temp file still wins.
-        if current_checksum(path) != expected:
-            raise ConflictError(path, "edited during the write")
-        os.replace(tmp, path)
+        if expected is None:
+            # A link never replaces: a file the person created meanwhile wins.
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise ConflictError(path, "created during the write") from None
+            except OSError:
+                # No hard links on this filesystem (exFAT, some network shares).
+                if path.exists():
+                    raise ConflictError(path, "created during the write") from None
+                os.replace(tmp, path)
+            tmp.unlink(missing_ok=True)
+        else:
+            # Second look right before the rename: a person's save that landed
+            # while we were writing the temp file still wins.
+            if current_checksum(path) != expected:
+                raise ConflictError(path, "edited during the write")
+            os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
