@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import sqlite3
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.ledger import Ledger, messages_sha
 from dreaming.raw import read_transcript
 from dreaming.raw.types import Conversation
-from dreaming.vault import Vault
+from dreaming.vault import Vault, durable_temp
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
@@ -96,13 +95,8 @@ def import_into_raw(vault: Vault, path: Path) -> Path:
     if vault.raw in src.parents:
         return src
     data = src.read_bytes()
-    fd, tmp_name = tempfile.mkstemp(prefix=".import-", dir=vault.raw)
-    tmp = Path(tmp_name)
+    tmp = durable_temp(vault.raw, data, prefix=".import-")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         shutil.copystat(src, tmp)
         for n in itertools.count():
             target = vault.raw / (src.name if n == 0 else f"{src.stem}-{n}{src.suffix}")

@@ -151,6 +151,21 @@ class OwnWrites:
 OWN_WRITES = OwnWrites()
 
 
+def durable_temp(folder: Path, data: bytes, *, prefix: str) -> Path:
+    """A hidden temp file in `folder` holding `data`, flushed to disk: the first half
+    of every atomic write (the second is a rename or a link)."""
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
 def write_atomic(
     path: Path,
     text: str | bytes,
@@ -167,13 +182,8 @@ def write_atomic(
     if current_checksum(path) != expected:
         raise ConflictError(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
+    tmp = durable_temp(path.parent, data, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o7777)
         else:
