@@ -126,12 +126,17 @@ def ingest(
     """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/)."""
     paths = raw_files(vault) if files is None else [import_into_raw(vault, f) for f in files]
     report = IngestReport(files=len(paths))
-    known = {
-        row["path"]: row
-        for row in ledger.db.execute(
-            "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
-        ).fetchall()
-    }
+    query = "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
+    if files is None:
+        rows = ledger.db.execute(query).fetchall()
+    else:
+        # A few named files (the watcher's case): look up only their rows.
+        rows = [
+            row
+            for path in paths
+            if (row := ledger.db.execute(f"{query} WHERE path = ?", (vault.rel(path),)).fetchone())
+        ]
+    known = {row["path"]: row for row in rows}
     # Files are committed in batches: one commit per small file costs more than
     # parsing it. A crash loses at most the open batch, which the next pass redoes.
     with ledger.transaction():

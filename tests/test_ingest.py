@@ -181,3 +181,12 @@ def test_an_import_never_overwrites_a_different_file_of_the_same_name(
 def test_naming_a_missing_file_is_a_clear_error(vault: Vault, ledger: Ledger) -> None:
     with pytest.raises(TranscriptError, match="no such file"):
         ingest(vault, ledger, [vault.raw / "typo.jsonl"])
+
+
+def test_a_named_unchanged_file_is_skipped_without_a_write(vault: Vault, ledger: Ledger) -> None:
+    path = drop(vault, "bread.md", TALK)
+    ingest(vault, ledger, [path])
+    before = ledger.db.total_changes
+    report = ingest(vault, ledger, [path])
+    assert report.unchanged == 1
+    assert ledger.db.total_changes == before
