@@ -47,6 +47,21 @@ def vault_from_env() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def model_cache_root() -> Path:
+    """Where models are installed: `$DREAMING_CACHE_DIR`, else the user cache dir."""
+    override = os.environ.get("DREAMING_CACHE_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("dreaming"))
+
+
+def blas_override() -> str | None:
+    """`$DREAMING_BLAS`: a BLAS library path for mlx on Linux, or `none`."""
+    return os.environ.get("DREAMING_BLAS") or None
+
+
 def configured_model(vault: Path | None) -> str:
     """The model spec in force: the vault's settings, else $DREAMING_MODEL, else the default."""
     if vault is not None and (vault / ".dreaming").is_dir():

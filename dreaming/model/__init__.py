@@ -15,6 +15,7 @@ Public API (the CLI and the pipeline use only these):
 
 from __future__ import annotations
 
+from dreaming.config import DEFAULT_MODEL
 from dreaming.model.base import (
     MAX_OUTPUT_TOKENS,
     Completion,
@@ -30,8 +31,6 @@ from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
 from dreaming.model.presets import PRESETS, PresetInfo, list_presets
 from dreaming.model.spec import ModelSpec, parse_spec
-
-DEFAULT_MODEL = "mlx:qwen2.5-coder-1.5b"
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -20,6 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
+from dreaming.config import blas_override
+
 # OpenBLAS core name -> CPU flags its kernels need. Builds for other cores are trusted
 # only when they are DYNAMIC_ARCH (they pick a kernel for the CPU at run time).
 _AVX512 = frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})
@@ -48,7 +50,7 @@ def _cpu_flags() -> frozenset[str]:
 
 
 def _candidates() -> list[tuple[str, str]]:
-    explicit = os.environ.get("DREAMING_BLAS")
+    explicit = blas_override()
     if explicit:
         return [("DREAMING_BLAS", explicit)]
     # The system's first, by soname, so dlopen searches LD_LIBRARY_PATH and the linker
@@ -103,7 +105,7 @@ def prepare() -> str:
     if "mlx.core" in sys.modules:
         _status = "mlx's bundled BLAS (mlx was imported before dreaming could load OpenBLAS)"
         return _status
-    if os.environ.get("DREAMING_BLAS", "").lower() == "none":
+    if (blas_override() or "").lower() == "none":
         _status = "mlx's bundled BLAS (DREAMING_BLAS=none)"
         return _status
     flags = _cpu_flags()

@@ -14,11 +14,12 @@ Layout of one installed preset::
 from __future__ import annotations
 
 import json
-import os
 import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from dreaming.config import DEFAULT_MODEL, model_cache_root
 
 MARKER = "dreaming-install.json"
 GGUF_NAME = "model.gguf"
@@ -89,21 +90,11 @@ PRESETS: dict[str, Preset] = {
         ),
     )
 }
-DEFAULT_PRESET = "qwen2.5-coder-1.5b"
-
-
-def cache_root() -> Path:
-    """`$DREAMING_CACHE_DIR` or the platform's user cache dir for dreaming."""
-    override = os.environ.get("DREAMING_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("dreaming"))
+DEFAULT_PRESET = DEFAULT_MODEL.split(":", 1)[1]
 
 
 def models_dir(cache_dir: Path | None = None) -> Path:
-    return (cache_dir or cache_root()) / "models"
+    return (cache_dir or model_cache_root()) / "models"
 
 
 def preset_dir(name: str, cache_dir: Path | None = None) -> Path:
