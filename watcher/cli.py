@@ -25,16 +25,19 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def _implied_vault() -> Path | None:
+    """$DREAMING_VAULT, else the current folder when it is a vault."""
+    here = Path.cwd()
+    return vault_from_env() or (here if (here / ".dreaming").is_dir() else None)
+
+
 def _vault(path: Path | None) -> Vault:
-    chosen = path or vault_from_env()
+    chosen = path or _implied_vault()
     if chosen is None:
-        if (Path.cwd() / ".dreaming").is_dir():
-            chosen = Path.cwd()
-        else:
-            raise VaultError(
-                "no vault given; pass --vault PATH, set DREAMING_VAULT, "
-                "or create one with: dreaming init PATH"
-            )
+        raise VaultError(
+            "no vault given; pass --vault PATH, set DREAMING_VAULT, "
+            "or create one with: dreaming init PATH"
+        )
     return Vault.open(chosen)
 
 
@@ -179,8 +182,7 @@ def model_list() -> None:
 def _configured_model() -> str:
     from dreaming.config import configured_model
 
-    here = Path.cwd()
-    return configured_model(vault_from_env() or (here if (here / ".dreaming").is_dir() else None))
+    return configured_model(_implied_vault())
 
 
 @model.command("install")
