@@ -258,7 +258,7 @@ _Piece = tuple[str, int | None]
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"[ \t]*[\r\n]+[ \t]*", " ", text).strip(" \t")
+    return " ".join(piece.strip(" \t") for piece in re.split(r"[\r\n]+", text)).strip(" \t")
 
 
 def _part(raw: _Raw | None, value: object, canonical: str, eol: str) -> _Piece:

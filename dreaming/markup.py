@@ -25,8 +25,7 @@ LINK_PATTERN = r"\[\[([^\[\]|#\r\n]+)(?:#[^\[\]|\r\n]*)?(?:\|[^\[\]\r\n]*)?\]\]"
 SEE_ALSO_ITEM = re.compile(r"^[-*+][ \t]+" + LINK_PATTERN)
 """A See also list item, `- [[Title]]` (on a stripped line)."""
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$", re.DOTALL)
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _TEMPLATE_LINE = re.compile(
     r"^[ \t]*\*(?:Part of a series on\b|Redirects to\b|Main articles?:).*\*[ \t]*$"
 )
@@ -35,11 +34,12 @@ MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
 _DEF = re.compile(r"^ {0,3}\[\^([^\[\]\s^]+)\]:", re.MULTILINE)
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
 _CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
-_FOOTNOTE = re.compile(
-    r"^`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),[ \t]*([^()\r\n]*?)[ \t]*\)"
-    r"(?:[ \t]+[\u2014\u2013-][ \t]*(.*?))?[ \t]*$"
-)
-_CATEGORY = re.compile(r"^[ \t]*category[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+# Regexes here read untrusted text, so none has two unbounded runs that can
+# match the same characters (that backtracks quadratically); trimming the
+# spaces around a captured run is done with str.strip instead.
+_FOOTNOTE = re.compile(r"`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),([^()\r\n]*)\)(.*)")
+_DASHES = "\u2014\u2013-"
+_CATEGORY = re.compile(r"[ \t]*category[ \t]*:(.*)", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,16 @@ class WikiLink:
 
 def atx_heading(line: str) -> tuple[int, str] | None:
     """(level, text) of an ATX heading line (`## Text ##`), or None."""
-    m = _ATX.match(line_content(line))
+    content = line_content(line)
+    m = _ATX_OPEN.match(content)
     if m is None:
         return None
-    text = _CLOSING_HASHES.sub("", (m.group(2) or "").strip(" \t"))
-    return len(m.group(1)), text.strip(" \t")
+    text = content[m.end() :].strip(" \t")
+    # A closing run of `#` counts only when it stands alone: "## C# ##" is "C#".
+    bare = text.rstrip("#")
+    if len(bare) < len(text) and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip(" \t")
+    return len(m.group(1)), text
 
 
 # ---------------------------------------------------------------- footnotes
@@ -120,10 +125,17 @@ def definitions(text: str) -> list[Definition]:
 
 def parse_footnote(definition: Definition) -> Footnote | None:
     """The standard-form citation a definition holds, or None."""
-    m = _FOOTNOTE.match(definition.text)
+    m = _FOOTNOTE.fullmatch(definition.text.strip(" \t"))
     if m is None or not definition.label.isdigit():
         return None
-    return Footnote(int(definition.label), m.group(1), m.group(2), m.group(3), m.group(4) or "")
+    tail = m.group(4)
+    desc = tail.lstrip(" \t")
+    if desc:
+        if desc == tail or desc[0] not in _DASHES:
+            return None
+        desc = desc[1:].strip(" \t")
+    source = m.group(3).strip(" \t")
+    return Footnote(int(definition.label), m.group(1), m.group(2), source, desc)
 
 
 def footnote_def_line(n: int, hash: str, date: str, source: str, desc: str) -> str:
@@ -179,7 +191,8 @@ def wikilinks(text: str) -> list[WikiLink]:
 def category_name(link: WikiLink) -> str | None:
     """The category a `[[Category:Name]]` link declares, else None."""
     m = _CATEGORY.match(link.target)
-    return m.group(1) if m and m.group(1) else None
+    name = m.group(1).strip(" \t") if m else ""
+    return name or None
 
 
 def is_category_line(line: str) -> bool:

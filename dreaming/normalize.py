@@ -27,6 +27,7 @@ from dreaming.layout import split_frontmatter
 from dreaming.markup import (
     MARKER,
     STUB,
+    STUB_RE,
     Definition,
     WikiLink,
     category_name,
@@ -41,7 +42,6 @@ INFOBOX_FIRST = ("kind", "type", "aliases")
 _UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
 _DEF_LABEL = re.compile(r"^( {0,3}\[\^)([^\[\]\s^]+)(\]:)")
 _STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE)
-_STUB_INLINE = re.compile(r"[ \t]*\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
 
 
 def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
@@ -317,8 +317,10 @@ def _drop_stub(text: str) -> str:
             if out and not out[-1].strip() and nxt_blank:
                 out.pop()
         else:
-            spans = [(m.start(), m.end()) for m in _STUB_INLINE.finditer(masked[j])]
+            spans = [(m.start(), m.end()) for m in STUB_RE.finditer(masked[j])]
             for a, b in reversed(spans):
+                # The spaces before an inline stub go with it.
+                a = len(line[:a].rstrip(" \t"))
                 line = line[:a] + line[b:]
             out.append(line)
     return "".join(out)
