@@ -15,7 +15,7 @@ from dreaming.article import Article, parse, tail_rank
 from dreaming.contents import categories, redirect_target, see_also
 from dreaming.ledger import DERIVED_TABLES, Ledger
 from dreaming.markup import category_name, wikilinks
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.titles import heading_key, nfc, title_for_stem
 from dreaming.vault import Vault, checksum
 
 _MAIN = re.compile(r"^[ \t]*\*Main articles?:(.*)\*[ \t]*$", re.MULTILINE)
@@ -97,7 +97,7 @@ def _index_article(
     )
     names = {title, title_for_stem(stem)}
     names.update(a.strip() for a in box.get("aliases", "").split(",") if a.strip())
-    rows.aliases.update((" ".join(n.casefold().split()), stem) for n in names)
+    rows.aliases.update((" ".join(nfc(n).casefold().split()), stem) for n in names)
     for position, (key, value) in enumerate(article.infobox or ()):
         rows.facts.append((stem, position, key, value))
         for link in wikilinks(value):

@@ -38,7 +38,8 @@ def _locate(text: str, heading: str) -> _Span | None:
     if not found:
         return None
     line, level, _ = min(found, key=lambda h: (h[1] if h[1] >= 2 else 7, h[0]))
-    nxt = [i for i, lv, _ in lay.headings if i > line and lv <= level]
+    # A second H1 is a section like a `##` one: the next `#`/`##` ends it.
+    nxt = [i for i, lv, _ in lay.headings if i > line and lv <= max(level, 2)]
     stop = nxt[0] if nxt else len(lay.lines)
     offsets = [0]
     for ln in lay.lines:

@@ -36,7 +36,7 @@ from dreaming.sections import (
     replace_section,
     toc,
 )
-from dreaming.titles import stem_for_title, title_for_stem
+from dreaming.titles import heading_key, same_title, stem_for_title, title_for_stem
 from dreaming.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
 
@@ -560,3 +560,35 @@ def test_problems_reports_an_h1_that_differs_from_the_stem() -> None:
     assert any(
         "does not match the file name" in p for p in problems(parse("# T\n\nx {{stub}}"), stem="U")
     )
+
+
+# ---------------------------------------------------------------- sections headed by a second H1
+
+
+def test_replacing_a_second_h1_section_keeps_the_sections_after_it() -> None:
+    text = "# T\n\nLead.\n\n# Extra\n\nold\n\n## After\n\nkept\n"
+    out = replace_section(text, "Extra", "new")
+    assert out == "# T\n\nLead.\n\n# Extra\n\nnew\n\n## After\n\nkept\n"
+
+
+def test_extracting_a_second_h1_section_stops_at_the_next_section() -> None:
+    text = "# T\n\nLead.\n\n# Extra\n\nold\n\n## After\n\nkept\n"
+    assert extract_section(text, "Extra") == "# Extra\n\nold"
+
+
+# ---------------------------------------------------------------- Unicode forms of names
+
+NFD_CAFE = "Cafe\u0301"
+
+
+def test_a_decomposed_file_name_has_the_composed_title() -> None:
+    assert title_for_stem(NFD_CAFE) == "Café"
+
+
+def test_titles_compare_under_nfc() -> None:
+    assert same_title(NFD_CAFE, "café")
+    assert heading_key(NFD_CAFE + "_Bar") == heading_key("CAFÉ bar")
+
+
+def test_a_decomposed_stem_matches_its_composed_h1() -> None:
+    assert problems(parse("# Café\n\nx {{stub}}\n"), stem=NFD_CAFE) == []

@@ -240,3 +240,13 @@ def test_a_fence_line_inside_frontmatter_is_not_a_dangling_fence() -> None:
     out = norm(text)
     assert out == "---\n```\n---\n# Some Title\n\nLead.\n\n{{stub}}\n"
     assert norm(out) == out
+
+
+def test_a_decomposed_stem_keeps_a_composed_h1() -> None:
+    text = "# Café\n\nLead. {{stub}}\n"
+    assert normalize(text, stem="Cafe\u0301") == text
+
+
+def test_links_to_a_decomposed_stem_resolve() -> None:
+    out = normalize("# T\n\nSee [[café]]. {{stub}}\n", stem="T", known_stems=["Cafe\u0301"])
+    assert "[[Café|café]]" in out

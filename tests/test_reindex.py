@@ -102,3 +102,13 @@ def test_an_article_that_is_not_utf8_is_reported_not_fatal(vault: Vault, ledger:
     report = reindex(vault, ledger)
     assert report.articles == 2
     assert report.unreadable[0][0] == "articles/Broken.md"
+
+
+def test_a_decomposed_file_name_resolves_links_written_composed(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write_article(vault, "Cafe\u0301", build("Café", lead="A place.", sections=[]))
+    write_article(vault, "Menu", build("Menu", lead="Served at [[Café]].", sections=[]))
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT src, dst FROM links") == [("Menu", "Cafe\u0301")]
+    assert ("café", "Cafe\u0301") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
