@@ -20,7 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from dreaming.fences import (
+    add_eol,
     detect_eol,
+    ends_line,
     fence_blocks,
     is_blank,
     line_content,
@@ -290,16 +292,18 @@ def _render_section(s: Section, eol: str) -> _Piece:
         return head + r.pre + r.body + r.post, r.index
     body = clean_block(s.body, eol)
     if not body or not r.body:
-        if not head.endswith("\n"):
-            head += eol
-        return (head + eol + body + eol if body else head), None
+        if not ends_line(head):
+            head = add_eol(head, eol)
+        return (add_eol(head, eol) + body + eol if body else head), None
     return head + r.pre + body + r.post, r.index
 
 
 def _ends_with_blank_line(text: str) -> bool:
-    if not text.endswith("\n"):
+    if not ends_line(text):
         return False
-    return text.split("\n")[-2].strip(" \t\r") == ""
+    last = text[: len(text) - len(line_ending(text))]
+    cut = max(last.rfind("\n"), last.rfind("\r"))
+    return last[cut + 1 :].strip(" \t") == ""
 
 
 def _strip_trailing_blank_lines(text: str) -> str:
@@ -320,7 +324,7 @@ def render(article: Article) -> str:
         if raw is not None and raw.value == value:
             pieces.append((raw.text, raw.index))
         elif value:
-            pieces.append((value if value.endswith("\n") else value + eol, None))
+            pieces.append((value if ends_line(value) else add_eol(value, eol), None))
     if a.title is not None:
         pieces.append(_part(src.title, a.title, ("# " + _one_line(a.title)).rstrip(" "), eol))
     if a.banner is not None:
@@ -342,17 +346,17 @@ def render(article: Article) -> str:
     for text, index in pieces:
         if not text:
             continue
-        if out and not out.endswith("\n"):
-            out += eol
+        if out and not ends_line(out):
+            out = add_eol(out, eol)
         # Parts that were neighbours in the source join verbatim; anything
         # moved, new or re-rendered gets one blank line above it.
         adjacent = index is not None and prev is not None and index == prev + 1
         if out and not adjacent and not _ends_with_blank_line(out):
-            out += eol
+            out = add_eol(out, eol)
         out += text
         prev = index
     if out and (prev is None or prev != src.last_index):
-        out = _strip_trailing_blank_lines(out) + eol
+        out = add_eol(_strip_trailing_blank_lines(out), eol)
     return out
 
 

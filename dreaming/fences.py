@@ -10,9 +10,11 @@ We scan by hand instead of asking mistune because the callers need byte-exact
 line positions to splice text back together unchanged; mistune's AST gives
 tokens, not the line offsets they came from.
 
-Lines end with "\\n" only ("\\r\\n" keeps its "\\r" inside the line ending); a
-lone "\\r" is an ordinary character. That is the same rule `str.split("\\n")`
-follows, so positions computed here line up with plain string slicing.
+A line ends with "\\n", "\\r\\n" or a lone "\\r" (old Mac files), as in
+CommonMark; "\\r\\n" is one ending, never two. Lines keep their endings, so
+"".join(split_lines(text)) == text and positions computed here line up with
+plain string slicing. Code that reads text line by line asks split_lines
+rather than `str.split("\\n")`, which would read a CR-only file as one line.
 Only top-level fences count (indented at most three spaces, as CommonMark says);
 fences nested inside list items or block quotes are ordinary text to us.
 """
@@ -23,25 +25,26 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+_EOL = re.compile(r"(\r\n|\r|\n)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
 _CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text`, each with its line ending; "".join(result) == text."""
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
+    parts = _EOL.split(text)
+    lines = [parts[k] + parts[k + 1] for k in range(0, len(parts) - 1, 2)]
     if parts[-1]:
         lines.append(parts[-1])
     return lines
 
 
 def line_ending(line: str) -> str:
-    """The line ending: "\\r\\n", "\\n", or "" (last line of a text with no final newline)."""
+    """The line ending: "\\r\\n", "\\n", "\\r", or "" (a last line without one)."""
     if line.endswith("\r\n"):
         return "\r\n"
-    if line.endswith("\n"):
-        return "\n"
+    if line.endswith(("\n", "\r")):
+        return line[-1]
     return ""
 
 
@@ -57,8 +60,22 @@ def is_blank(line: str) -> bool:
 
 def detect_eol(text: str) -> str:
     """The text's line ending, judged by its first line break ("\\n" when it has none)."""
-    i = text.find("\n")
-    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
+    m = _EOL.search(text)
+    return m.group() if m else "\n"
+
+
+def ends_line(text: str) -> bool:
+    """Whether the text ends with a line ending (of any kind)."""
+    return text.endswith(("\n", "\r"))
+
+
+def add_eol(text: str, eol: str) -> str:
+    """`text` plus a line ending that cannot merge with the one before it.
+
+    After a lone "\\r", a "\\n" would join it into one "\\r\\n" ending, and
+    the blank line meant to separate two parts would vanish.
+    """
+    return text + ("\r" if text.endswith("\r") and eol.startswith("\n") else eol)
 
 
 def _opening(line: str) -> tuple[str, str] | None:
@@ -171,9 +188,9 @@ def repair_fences(text: str) -> str:
     if run is None:
         return text
     eol = detect_eol(text)
-    if text.endswith("\n"):
+    if ends_line(text):
         return text + run + eol
-    return text + eol + run
+    return add_eol(text, eol) + run
 
 
 def _mask_inline(content: str) -> str:

@@ -77,7 +77,7 @@ def split_block(lines: Sequence[str]) -> tuple[str, str, str]:
 
 
 def _to_eol(text: str, eol: str) -> str:
-    text = text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.replace("\n", eol) if eol != "\n" else text
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dreaming.fences import line_content, mask_code
+from dreaming.fences import line_content, mask_code, split_lines
 
 STUB = "{{stub}}"
 STUB_RE = re.compile(r"\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
@@ -31,7 +32,7 @@ _TEMPLATE_LINE = re.compile(
 )
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n]*)\]\]")
 MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
-_DEF = re.compile(r"^ {0,3}\[\^([^\[\]\s^]+)\]:", re.MULTILINE)
+_DEF = re.compile(r" {0,3}\[\^([^\[\]\s^]+)\]:")
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
 _CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
 # Regexes here read untrusted text, so none has two unbounded runs that can
@@ -101,26 +102,27 @@ def atx_heading(line: str) -> tuple[int, str] | None:
 # ---------------------------------------------------------------- footnotes
 
 
-def _def_starts(masked: str) -> set[int]:
-    return {m.start(1) - 2 for m in _DEF.finditer(masked)}
+def _def_lines(text: str) -> Iterator[tuple[int, str, re.Match[str]]]:
+    """(offset, line, match) for each definition line; matched on the masked line."""
+    pos = 0
+    for line, masked in zip(split_lines(text), split_lines(mask_code(text)), strict=True):
+        if (m := _DEF.match(masked)) is not None:
+            yield pos, line, m
+        pos += len(line)
 
 
 def markers(text: str) -> list[str]:
     """Footnote marker labels in prose order (repeats kept); code and definition labels excluded."""
-    masked = mask_code(text)
-    defs = _def_starts(masked)
-    return [m.group(1) for m in MARKER.finditer(masked) if m.start() not in defs]
+    defs = {pos + m.start(1) - 2 for pos, _, m in _def_lines(text)}
+    return [m.group(1) for m in MARKER.finditer(mask_code(text)) if m.start() not in defs]
 
 
 def definitions(text: str) -> list[Definition]:
     """Every footnote definition line outside code, in order."""
-    masked = mask_code(text)
-    out = []
-    for m in _DEF.finditer(masked):
-        end = text.find("\n", m.end())
-        rest = text[m.end() : len(text) if end < 0 else end]
-        out.append(Definition(m.group(1), rest.strip()))
-    return out
+    return [
+        Definition(m.group(1), line_content(line)[m.end() :].strip())
+        for _, line, m in _def_lines(text)
+    ]
 
 
 def parse_footnote(definition: Definition) -> Footnote | None:
@@ -216,8 +218,8 @@ def _shown(m: re.Match[str]) -> str:
 def words(text: str) -> int:
     """Words of prose: code, headings, definitions, templates and markers do not count."""
     count = 0
-    for line in mask_code(text).split("\n"):
-        line = line.removesuffix("\r")
+    for raw in split_lines(mask_code(text)):
+        line = line_content(raw)
         if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
             continue
         line = MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))

@@ -16,7 +16,9 @@ from dataclasses import dataclass, replace
 from dreaming.article import Article, infobox_malformed, parse, render, tail_rank
 from dreaming.contents import article_markers, is_redirect, is_stub, is_thin
 from dreaming.fences import (
+    add_eol,
     code_flags,
+    ends_line,
     line_content,
     line_ending,
     mask_code,
@@ -288,7 +290,7 @@ def _rewrite_block(
         if first[d.key] is d:
             unit = [_relabel_line(lines[k], masked[k], mapping, k == j) for k in range(j, d.end)]
             body = "".join(unit)
-            units[number[d.key]] = body if body.endswith("\n") else body + eol
+            units[number[d.key]] = body if ends_line(body) else add_eol(body, eol)
             out.append(number[d.key])
         j = d.end
     if is_references:
@@ -296,7 +298,7 @@ def _rewrite_block(
         order = iter(sorted(x for x in out if isinstance(x, int)))
         out = [next(order) if isinstance(x, int) else x for x in out]
     joined = "".join(x if isinstance(x, str) else units[x] for x in out)
-    if not text.endswith("\n") and joined.endswith("\n"):
+    if not ends_line(text) and ends_line(joined):
         joined = joined[: -len(line_ending(joined))]
     return joined
 

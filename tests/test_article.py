@@ -26,6 +26,7 @@ from dreaming.fences import (
     mask_code,
     repair_fences,
     scan_lines,
+    split_lines,
 )
 from dreaming.layout import split_frontmatter
 from dreaming.markup import Footnote, footnote_def_line, markers, wikilinks, words
@@ -592,3 +593,43 @@ def test_titles_compare_under_nfc() -> None:
 
 def test_a_decomposed_stem_matches_its_composed_h1() -> None:
     assert problems(parse("# Café\n\nx {{stub}}\n"), stem=NFD_CAFE) == []
+
+
+# ---------------------------------------------------------------- line endings
+
+CR_ARTICLE = (
+    "# Foo\r\rFoo is a tool.[^1]\r\r## Use\r\rFor shelves.\r\r## References\r\r"
+    "[^1]: `conv:deadbeef` (2024-01-02, claude) — shelves\r"
+)
+
+
+def test_cr_only_line_endings_parse_like_lf() -> None:
+    cr, lf = parse(CR_ARTICLE), parse(CR_ARTICLE.replace("\r", "\n"))
+    assert (cr.title, cr.lead, [s.heading for s in cr.sections]) == (
+        lf.title,
+        lf.lead.replace("\n", "\r"),
+        [s.heading for s in lf.sections],
+    )
+    assert footnote_defs(cr) == footnote_defs(lf)
+
+
+def test_split_lines_ends_lines_at_cr_lf_and_crlf() -> None:
+    assert split_lines("a\rb\r\nc\nd") == ["a\r", "b\r\n", "c\n", "d"]
+
+
+@pytest.mark.parametrize("text", ["```\r", "```\n```\r", "a\r```x\r", "```\r\r"])
+def test_repair_fences_is_idempotent_on_any_line_ending(text: str) -> None:
+    once = repair_fences(text)
+    assert repair_fences(once) == once
+    assert dangling_fence(once) is None
+
+
+def test_a_changed_section_in_a_cr_file_keeps_cr_endings() -> None:
+    article = parse(CR_ARTICLE)
+    use = replace(article.sections[0], body="For walls.\nAnd shelves.")
+    out = render(replace(article, sections=(use, *article.sections[1:])))
+    assert out == CR_ARTICLE.replace("For shelves.", "For walls.\rAnd shelves.")
+
+
+def test_words_count_every_line_of_a_cr_text() -> None:
+    assert words("# Heading\rone two\r[^1]: `conv:deadbeef` (2024-01-02, c)\rthree") == 3

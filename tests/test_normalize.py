@@ -250,3 +250,12 @@ def test_a_decomposed_stem_keeps_a_composed_h1() -> None:
 def test_links_to_a_decomposed_stem_resolve() -> None:
     out = normalize("# T\n\nSee [[café]]. {{stub}}\n", stem="T", known_stems=["Cafe\u0301"])
     assert "[[Café|café]]" in out
+
+
+def test_a_cr_only_article_keeps_its_citations_and_line_endings() -> None:
+    text = (
+        "# Some Title\r\rLead.[^2] {{stub}}\r\r## References\r\r" + cite(2).replace("\n", "") + "\r"
+    )
+    out = norm(text)
+    assert out == text.replace("[^2]", "[^1]")
+    assert [f.hash for f in footnote_defs(parse(out))] == ["deadbeef"]
