@@ -29,7 +29,7 @@ from dreaming.fences import (
     line_ending,
     split_lines,
 )
-from dreaming.layout import clean_block, layout, split_block
+from dreaming.layout import BOM, clean_block, layout, split_block
 from dreaming.markup import LINK_PATTERN, STUB, STUB_RE, Footnote, atx_heading
 from dreaming.titles import heading_key
 
@@ -92,6 +92,8 @@ class _Source:
     last_index: int
     infobox_closed: bool
     infobox_malformed: tuple[str, ...]
+    bom: str = ""
+    """A byte-order mark before everything, kept for the round trip."""
 
 
 _NO_SOURCE = _Source(None, None, None, None, None, None, -1, True, ())
@@ -155,6 +157,14 @@ def _skip_blank(lines: Sequence[str], i: int, stop: int) -> int:
 
 def parse(text: str) -> Article:
     """Parse any string; never raises. Grammar violations are for problems()."""
+    if not text.startswith(BOM):
+        return _parse(text)
+    article = _parse(text[len(BOM) :])
+    source = replace(article._source or _NO_SOURCE, bom=BOM)
+    return replace(article, _source=source)
+
+
+def _parse(text: str) -> Article:
     lay = layout(text)
     lines = lay.lines
     counter = 0
@@ -357,7 +367,7 @@ def render(article: Article) -> str:
         prev = index
     if out and (prev is None or prev != src.last_index):
         out = add_eol(_strip_trailing_blank_lines(out), eol)
-    return out
+    return src.bom + out
 
 
 # ---------------------------------------------------------------- building

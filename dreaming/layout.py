@@ -16,6 +16,15 @@ from dreaming.fences import fence_blocks, is_blank, line_content, line_ending, s
 from dreaming.markup import atx_heading
 
 
+BOM = "\ufeff"
+"""A byte-order mark some editors put first in a file; it is no part of the first line's content."""
+
+
+def _probe(lines: Sequence[str], i: int) -> str:
+    """Line i as the grammar reads it: without a leading BOM on the first line."""
+    return lines[i].removeprefix(BOM) if i == 0 else lines[i]
+
+
 @dataclass(frozen=True)
 class Layout:
     lines: list[str]
@@ -28,7 +37,7 @@ class Layout:
 
 
 def _frontmatter_end(lines: Sequence[str]) -> int:
-    if not lines or line_content(lines[0]).rstrip(" \t") != "---":
+    if not lines or line_content(_probe(lines, 0)).rstrip(" \t") != "---":
         return 0
     for i in range(1, len(lines)):
         if line_content(lines[i]).rstrip(" \t") == "---":
@@ -55,7 +64,7 @@ def layout(text: str) -> Layout:
             code[k] = True
     headings = []
     for i in range(fm_end, len(lines)):
-        if not code[i] and (h := atx_heading(lines[i])) is not None:
+        if not code[i] and (h := atx_heading(_probe(lines, i))) is not None:
             headings.append((i, h[0], h[1]))
     top = [h for h in headings if h[1] <= 2]
     title_line = top[0][0] if top and top[0][1] == 1 else None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from dreaming.article import LEAD, Article, Section, parse, render, tail_rank
 from dreaming.errors import DreamingError
 from dreaming.fences import detect_eol, line_content, mask_code, repair_fences, split_lines
-from dreaming.layout import clean_block, layout, split_block
+from dreaming.layout import BOM, clean_block, layout, split_block
 from dreaming.markup import atx_heading
 from dreaming.titles import heading_key
 
@@ -45,7 +45,8 @@ def _locate(text: str, heading: str) -> _Span | None:
     for ln in lay.lines:
         offsets.append(offsets[-1] + len(ln))
     pre, body, _ = split_block(lay.lines[line + 1 : stop])
-    start = offsets[line]
+    # A BOM before a first-line heading stays where it is, outside the section.
+    start = offsets[line] + (line == 0 and text.startswith(BOM))
     if body:
         body_start = offsets[line + 1] + len(pre)
         content_end = body_start + len(body)

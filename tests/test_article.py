@@ -633,3 +633,26 @@ def test_a_changed_section_in_a_cr_file_keeps_cr_endings() -> None:
 
 def test_words_count_every_line_of_a_cr_text() -> None:
     assert words("# Heading\rone two\r[^1]: `conv:deadbeef` (2024-01-02, c)\rthree") == 3
+
+
+# ---------------------------------------------------------------- byte-order mark
+
+BOM = "\ufeff"
+
+
+def test_a_bom_does_not_hide_the_title_or_the_infobox() -> None:
+    article = parse(BOM + "# T\n\n```info\nkind: thing\n```\n\nLead.\n")
+    assert (article.title, article.infobox, article.lead) == ("T", (("kind", "thing"),), "Lead.")
+
+
+def test_a_bom_does_not_hide_the_frontmatter() -> None:
+    article = parse(BOM + "---\na: b\n---\n# T\n")
+    assert (article.frontmatter, article.preamble) == ("---\na: b\n---\n", "")
+
+
+def test_a_retitled_article_keeps_its_bom() -> None:
+    assert render(replace(parse(BOM + "# T\n\nLead.\n"), title="U")) == BOM + "# U\n\nLead.\n"
+
+
+def test_replacing_a_first_line_section_keeps_the_bom() -> None:
+    assert replace_section(BOM + "## A\n\nx\n", "A", "## B\n\ny") == BOM + "## B\n\ny\n"

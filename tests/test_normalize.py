@@ -259,3 +259,8 @@ def test_a_cr_only_article_keeps_its_citations_and_line_endings() -> None:
     out = norm(text)
     assert out == text.replace("[^2]", "[^1]")
     assert [f.hash for f in footnote_defs(parse(out))] == ["deadbeef"]
+
+
+def test_a_bom_before_the_title_is_kept_and_no_second_h1_is_added() -> None:
+    text = "\ufeff# Some Title\n\nLead. {{stub}}\n"
+    assert norm(text) == text

@@ -112,3 +112,13 @@ def test_a_decomposed_file_name_resolves_links_written_composed(
     reindex(vault, ledger)
     assert rows(ledger, "SELECT src, dst FROM links") == [("Menu", "Cafe\u0301")]
     assert ("café", "Cafe\u0301") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
+
+
+def test_an_article_with_a_bom_keeps_its_kind_and_aliases(vault: Vault, ledger: Ledger) -> None:
+    text = build(
+        "Rye Flour", lead="A flour.", sections=[], infobox={"kind": "thing", "aliases": "rye"}
+    )
+    write_article(vault, "Rye_Flour", "\ufeff" + text)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT title, kind FROM entities") == [("Rye Flour", "thing")]
+    assert ("rye", "Rye_Flour") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
