@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from dreaming.fences import fence_blocks, is_blank, line_content, line_ending, split_lines
 from dreaming.markup import atx_heading
 
-
 BOM = "\ufeff"
 """A byte-order mark some editors put first in a file; it is no part of the first line's content."""
 
