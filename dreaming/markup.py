@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dreaming.fences import line_content, mask_code, split_lines
+from dreaming.fences import is_blank, line_content, mask_code, split_lines
 
 STUB = "{{stub}}"
 STUB_RE = re.compile(r"\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
@@ -40,6 +40,7 @@ _CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
 # spaces around a captured run is done with str.strip instead.
 _FOOTNOTE = re.compile(r"`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),([^()\r\n]*)\)(.*)")
 _DASHES = "\u2014\u2013-"
+_DELIMITER_CELL = re.compile(r"[ \t]*:?-+:?[ \t]*")
 _CATEGORY = re.compile(r"[ \t]*category[ \t]*:(.*)", re.IGNORECASE | re.DOTALL)
 
 
@@ -175,7 +176,7 @@ def wikilinks(text: str) -> list[WikiLink]:
         inner = text[m.start(2) : m.end(2)]
         if not inner.strip():
             continue
-        target, bar, alias = inner.partition("|")
+        target, bar, alias = _split_alias(inner)
         target, hash_, anchor = target.partition("#")
         out.append(
             WikiLink(
@@ -188,6 +189,43 @@ def wikilinks(text: str) -> list[WikiLink]:
             )
         )
     return out
+
+
+def _split_alias(inner: str) -> tuple[str, str, str]:
+    """(target, "|" or "", alias). A table writes the bar `\\|`; its `\\` is not the target's."""
+    target, bar, alias = inner.partition("|")
+    if bar and target.endswith("\\"):
+        target = target[:-1]
+    return target, bar, alias
+
+
+def _is_delimiter_row(line: str) -> bool:
+    row = line_content(line).strip(" \t")
+    cells = row.removeprefix("|").removesuffix("|").split("|")
+    return "|" in row and all(_DELIMITER_CELL.fullmatch(c) for c in cells)
+
+
+def table_lines(text: str) -> list[bool]:
+    """For each line (split_lines): whether it is a row of a table.
+
+    A table is a header line with a `|`, a delimiter row (`| --- | :-: |`) and
+    the lines after it up to a blank line, outside code. In a table cell a
+    wikilink's alias bar is written `\\|`, or it would split the cell.
+    """
+    lines = split_lines(mask_code(text))
+    flags = [False] * len(lines)
+    i = 1
+    while i < len(lines):
+        head = lines[i - 1]
+        if flags[i - 1] or "|" not in head or is_blank(head) or not _is_delimiter_row(lines[i]):
+            i += 1
+            continue
+        j = i - 1
+        while j < len(lines) and not is_blank(lines[j]):
+            flags[j] = True
+            j += 1
+        i = j + 1
+    return flags
 
 
 def category_name(link: WikiLink) -> str | None:
@@ -209,7 +247,7 @@ def is_category_line(line: str) -> bool:
 
 def _shown(m: re.Match[str]) -> str:
     """A wikilink as the reader sees it; embeds and category links show nothing."""
-    target, bar, alias = m.group(2).partition("|")
+    target, bar, alias = _split_alias(m.group(2))
     if m.group(1) or _CATEGORY.match(target):
         return " "
     return " " + (alias if bar and alias.strip() else target.split("#")[0].replace("_", " "))

@@ -9,6 +9,8 @@ touched (the infobox is the one fenced block we own and rewrite).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +36,7 @@ from dreaming.markup import (
     WikiLink,
     category_name,
     parse_footnote,
+    table_lines,
     wikilinks,
 )
 from dreaming.titles import heading_key, title_for_stem
@@ -113,7 +116,9 @@ def link_index(stems: Iterable[str]) -> dict[str, str]:
     return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
 
 
-def _canonical_link(link: WikiLink, index: dict[str, str], keep_surface: bool) -> str | None:
+def _canonical_link(
+    link: WikiLink, index: dict[str, str], keep_surface: bool, in_table: bool
+) -> str | None:
     """The rewritten `[[...]]`, or None to leave the link as written."""
     if link.embed or category_name(link) or "`" in link.target or "/" in link.target:
         return None
@@ -121,12 +126,13 @@ def _canonical_link(link: WikiLink, index: dict[str, str], keep_surface: bool) -
     if target is None or target == link.target:
         return None
     anchor = f"#{link.anchor}" if link.anchor is not None else ""
+    bar = "\\|" if in_table else "|"
     if link.alias is not None:
-        alias = f"|{link.alias}"
+        alias = f"{bar}{link.alias}"
     else:
         # Keep what the reader saw: "[[foo bar]]" becomes "[[Foo Bar|foo bar]]".
         shown = link.target.replace("_", " ").strip()
-        alias = f"|{shown}" if keep_surface and shown != target and not anchor else ""
+        alias = f"{bar}{shown}" if keep_surface and shown != target and not anchor else ""
     return f"[[{target}{anchor}{alias}]]"
 
 
@@ -137,8 +143,14 @@ def relink(text: str, index: dict[str, str], *, keep_surface: bool = True) -> st
     reader saw, so prose reads the same; lists of links (See also) skip that.
     """
     out, pos = [], 0
-    for link in wikilinks(text):
-        new = _canonical_link(link, index, keep_surface)
+    links = wikilinks(text)
+    if not links:
+        return text
+    tables = table_lines(text)
+    starts = list(itertools.accumulate(len(line) for line in split_lines(text)))
+    for link in links:
+        in_table = tables[bisect.bisect_right(starts, link.start)]
+        new = _canonical_link(link, index, keep_surface, in_table)
         if new is not None:
             out += [text[pos : link.start], new]
             pos = link.end

@@ -656,3 +656,9 @@ def test_a_retitled_article_keeps_its_bom() -> None:
 
 def test_replacing_a_first_line_section_keeps_the_bom() -> None:
     assert replace_section(BOM + "## A\n\nx\n", "A", "## B\n\ny") == BOM + "## B\n\ny\n"
+
+
+def test_an_escaped_bar_in_a_table_link_separates_target_and_alias() -> None:
+    [link] = wikilinks("| [[Foo Bar\\|the bar]] |")
+    assert (link.target, link.alias) == ("Foo Bar", "the bar")
+    assert words("[[Foo Bar\\|the bar]]") == 2

@@ -264,3 +264,17 @@ def test_a_cr_only_article_keeps_its_citations_and_line_endings() -> None:
 def test_a_bom_before_the_title_is_kept_and_no_second_h1_is_added() -> None:
     text = "\ufeff# Some Title\n\nLead. {{stub}}\n"
     assert norm(text) == text
+
+
+TABLE = "# Some Title\n\nLead. {{stub}}\n\n| who | what |\n| --- | :-: |\n| [[foo_bar]] | x |\n"
+
+
+def test_a_link_canonicalised_in_a_table_cell_escapes_its_bar() -> None:
+    out = norm(TABLE)
+    assert "| [[Foo Bar\\|foo bar]] | x |" in out
+    assert norm(out) == out
+
+
+def test_links_outside_tables_keep_a_plain_bar() -> None:
+    out = norm(TABLE + "\nAfter [[foo_bar]].\n")
+    assert "After [[Foo Bar|foo bar]]." in out
