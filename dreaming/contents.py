@@ -47,7 +47,10 @@ def footnote_defs(article: Article) -> list[Footnote]:
 
 
 def article_markers(article: Article) -> list[str]:
-    return [m for b in blocks(article) for m in markers(b)]
+    """Citation markers in reading order: infobox values, lead, each heading and its body."""
+    parts = [v for _, v in article.infobox or ()] + [article.lead]
+    parts += [text for s in article.sections for text in (s.heading, s.body)]
+    return [m for p in parts for m in markers(p)]
 
 
 def article_definitions(article: Article) -> list[Definition]:

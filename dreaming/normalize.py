@@ -21,6 +21,7 @@ from dreaming.fences import (
     add_eol,
     code_flags,
     ends_line,
+    is_blank,
     line_content,
     line_ending,
     mask_code,
@@ -35,6 +36,7 @@ from dreaming.markup import (
     Definition,
     WikiLink,
     category_name,
+    markers,
     parse_footnote,
     table_lines,
     wikilinks,
@@ -45,6 +47,7 @@ INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""
 
 _UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
+_CONTINUATION = re.compile(r"(?: {4}|\t)[ \t]*\S")
 _DEF_LABEL = re.compile(r"^( {0,3}\[\^)([^\[\]\s^]+)(\]:)")
 _STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE)
 
@@ -199,15 +202,34 @@ class _Def:
     block: int
     line: int
     end: int
-    """Lines [line, end) of its block: the definition and its indented continuation."""
+    """Lines [line, end) of its block: the definition and its indented continuation
+    paragraphs (CommonMark: blank lines may separate them)."""
     label: str
     key: tuple[str, ...]
 
 
-def _def_key(d: Definition) -> tuple[str, ...]:
-    """Two definitions with one key are one citation."""
+def _def_key(d: Definition, continuation: Sequence[str]) -> tuple[str, ...]:
+    """Two definitions with one key are one citation: they say the same thing.
+
+    Same conversation, date and source with another description stay two
+    citations; merging them would delete what the second one says.
+    """
     f = parse_footnote(Definition("1", d.text))
-    return ("conv", f.hash, f.date, f.source) if f else ("text", d.text)
+    head = ("conv", f.hash, f.date, f.source, " ".join(f.desc.split())) if f else ("text", d.text)
+    return (*head, *(" ".join(line.split()) for line in continuation if line.strip()))
+
+
+def _continuation_end(lines: Sequence[str], flags: Sequence[bool], start: int) -> int:
+    """The line after a definition's continuation: indented lines, blank lines between them."""
+    end = k = start
+    while k < len(lines) and not flags[k]:
+        if _CONTINUATION.match(lines[k]):
+            end = k = k + 1
+        elif is_blank(lines[k]):
+            k += 1
+        else:
+            break
+    return end
 
 
 def _find_defs(index: int, text: str) -> list[_Def]:
@@ -219,11 +241,9 @@ def _find_defs(index: int, text: str) -> list[_Def]:
         m = _DEF_LABEL.match(line)
         if flags[i] or m is None:
             continue
-        end = i + 1
-        while end < len(lines) and not flags[end] and re.match(r"^(?: {4}|\t)\S", lines[end]):
-            end += 1
-        text_rest = line_content(lines[i])[m.end() :].strip()
-        found.append(_Def(index, i, end, m.group(2), _def_key(Definition(m.group(2), text_rest))))
+        end = _continuation_end(lines, flags, i + 1)
+        first = Definition(m.group(2), line_content(lines[i])[m.end() :].strip())
+        found.append(_Def(index, i, end, m.group(2), _def_key(first, lines[i + 1 : end])))
     return found
 
 
@@ -241,12 +261,17 @@ def _relabel_line(line: str, masked: str, mapping: dict[str, str], is_def: bool)
 
 
 def renumber_footnotes(article: Article) -> Article:
-    """Markers 1..n by first citation; same conv+date+source merged; orphans kept, last.
+    """Markers 1..n by first citation; identical definitions merged; orphans kept, last.
 
-    Skipped when a marker has no definition or one label has two different
-    definitions: renumbering then could silently point a claim at the wrong
-    source. The gate rejects such an article instead.
+    Markers are relabelled wherever they are read as citations: infobox
+    values, the lead, headings and bodies. Skipped when a marker has no
+    definition, one label has two different definitions, or a marker sits in
+    an infobox that cannot be rewritten: renumbering then could silently
+    point a claim at the wrong source. The gate rejects such an article instead.
     """
+    boxed = any(markers(v) for _, v in article.infobox or ())
+    if boxed and infobox_malformed(article):
+        return article
     texts = [article.lead, *(s.body for s in article.sections)]
     defs = [d for i, t in enumerate(texts) for d in _find_defs(i, t)]
     defined: dict[str, set[tuple[str, ...]]] = {}
@@ -271,7 +296,27 @@ def renumber_footnotes(article: Article) -> Article:
         _rewrite_block(text, [d for d in defs if d.block == i], first, number, mapping, i == refs)
         for i, text in enumerate(texts)
     ]
-    return _with_blocks(article, new_texts[0], new_texts[1:])
+    article = _with_blocks(article, new_texts[0], new_texts[1:])
+    return _relabel_one_liners(article, mapping)
+
+
+def _relabel(text: str, mapping: dict[str, str]) -> str:
+    return _relabel_line(text, mask_code(text), mapping, False)
+
+
+def _relabel_one_liners(article: Article, mapping: dict[str, str]) -> Article:
+    """Relabel markers in infobox values and section headings (one line each)."""
+    sections = tuple(
+        s if (h := _relabel(s.heading, mapping)) == s.heading else replace(s, heading=h)
+        for s in article.sections
+    )
+    if any(x is not y for x, y in zip(sections, article.sections, strict=True)):
+        article = replace(article, sections=sections)
+    if article.infobox is not None:
+        box = tuple((k, _relabel(v, mapping)) for k, v in article.infobox)
+        if box != article.infobox:
+            article = replace(article, infobox=box)
+    return article
 
 
 def _rewrite_block(

@@ -102,6 +102,10 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
     ),
     "stub of spaces, not closed": (_normalized, lambda n: "# T\n\nx" + SP * n + "{{stub" + "\n"),
     "many stubs inline": (_normalized, lambda n: "# T\n\nx" + " {{stub}}" * n + "\n"),
+    "definition continuation of spaces": (
+        _normalized,
+        lambda n: "# T\n\nx[^1]\n\n## References\n\n[^1]: a\n" + ("    " + SP * n + "\n") * 4,
+    ),
     "comment openers never closed": (mask_code, lambda n: "<!--" * n + "%% " * n),
     "table row of pipes": (_normalized, lambda n: "# T\n\n| a |\n| - |\n" + "|" * n + "[[t]]\n"),
     "section replace of a long heading": (_replaced, lambda n: "## A" + SP * n + "#" * n),

@@ -97,12 +97,51 @@ def test_markers_are_renumbered_in_order_of_first_citation() -> None:
     assert f"{cite(1, 'bbbbbbbb')}\n{cite(2, 'aaaaaaaa')}" in out
 
 
-def test_definitions_with_the_same_conversation_date_and_source_merge() -> None:
-    text = f"# Some Title\n\nA.[^1] B.[^2]\n\n{REFS}{cite(1, desc='one')}\n{cite(2, desc='two')}\n"
+def test_identical_definitions_merge_into_one_citation() -> None:
+    text = f"# Some Title\n\nA.[^1] B.[^2]\n\n{REFS}{cite(1, desc='one')}\n{cite(2, desc='one')}\n"
     out = norm(text)
     assert "A.[^1] B.[^1]" in out
     assert cite(1, desc="one") in out
     assert "[^2]" not in out
+
+
+def test_same_conversation_with_another_description_keeps_both_descriptions() -> None:
+    text = f"# Some Title\n\nA.[^1] B.[^2]\n\n{REFS}{cite(1, desc='one')}\n{cite(2, desc='two')}\n"
+    out = norm(text)
+    assert "A.[^1] B.[^2]" in out
+    assert f"{cite(1, desc='one')}\n{cite(2, desc='two')}" in out
+
+
+def test_a_marker_in_an_infobox_value_is_renumbered_with_its_definition() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n"
+    text = f"# Some Title\n\n```info\nkind: thing\nprice: 40 EUR[^2]\n```\n\nLead.[^1]\n\n{refs}"
+    out = norm(text)
+    assert "price: 40 EUR[^1]" in out
+    assert "Lead.[^2]" in out
+    assert f"{cite(1, 'bbbbbbbb')}\n{cite(2, 'aaaaaaaa')}" in out
+
+
+def test_a_marker_in_a_heading_is_renumbered_with_its_definition() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n"
+    text = f"# Some Title\n\nLead.[^2]\n\n## Price[^1]\n\nForty.\n\n{refs}"
+    out = norm(text)
+    assert "Lead.[^1]" in out
+    assert "## Price[^2]" in out
+    assert f"{cite(1, 'bbbbbbbb')}\n{cite(2, 'aaaaaaaa')}" in out
+
+
+def test_a_marker_in_a_malformed_infobox_leaves_all_footnotes_alone() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n"
+    text = f"# Some Title\n\n```info\nprice: 4[^2]\nnot a pair\n```\n\nLead.[^1]\n\n{refs}"
+    assert "Lead.[^1]" in norm(text)
+    assert "price: 4[^2]" in norm(text)
+
+
+def test_a_definitions_continuation_paragraph_moves_with_it() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n\n    more about a\n\n{cite(2, 'bbbbbbbb')}\n"
+    out = norm(f"# Some Title\n\nA.[^2] B.[^1]\n\n{refs}")
+    assert out.endswith(f"{cite(2, 'aaaaaaaa')}\n\n    more about a\n")
+    assert out.index(cite(1, "bbbbbbbb")) < out.index(cite(2, "aaaaaaaa"))
 
 
 def test_same_conversation_on_another_date_stays_a_separate_citation() -> None:
