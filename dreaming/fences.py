@@ -231,22 +231,68 @@ def _mask_inline(content: str) -> str:
     return "".join(out)
 
 
-def mask_code(text: str, *, inline: bool = True) -> str:
-    """`text` with code replaced by spaces, same length, line endings kept.
+_COMMENTS = (("<!--", "-->"), ("%%", "%%"))
+"""HTML comments and Obsidian comments: hidden from readers, so no part of the structure."""
 
-    Fenced blocks (fence lines too) are always blanked; inline code spans too
-    unless `inline=False`. Regexes run on the mask find only prose, and their
-    match offsets index the original text. Code spans are matched within one
-    line: a span broken across lines is left as text (a rare, harmless miss).
+
+def comment_spans(masked: str) -> list[tuple[int, int]]:
+    """[start, end) of every closed comment in text whose code is already masked.
+
+    A comment never closed is left as text: reading the rest of the article
+    as hidden would hide its sections and citations from every check.
     """
-    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    nxt = [masked.find(opener) for opener, _ in _COMMENTS]
+    pos = 0
+    while True:
+        # Each opener's next position is looked up again only once passed: linear overall.
+        for k, (opener, _) in enumerate(_COMMENTS):
+            if 0 <= nxt[k] < pos:
+                nxt[k] = masked.find(opener, pos)
+        found = [(n, k) for k, n in enumerate(nxt) if n >= 0]
+        if not found:
+            return spans
+        start, k = min(found)
+        opener, closer = _COMMENTS[k]
+        end = masked.find(closer, start + len(opener))
+        if end < 0:
+            nxt[k] = -1
+            pos = start + len(opener)
+            continue
+        spans.append((start, end + len(closer)))
+        pos = end + len(closer)
+
+
+def _blank(text: str) -> str:
+    return "".join(c if c in "\r\n" else " " for c in text)
+
+
+def mask_code(text: str, *, inline: bool = True) -> str:
+    """`text` with code and comments replaced by spaces, same length, line endings kept.
+
+    Fenced blocks (fence lines too) and closed comments (`<!-- … -->`,
+    `%% … %%`) are always blanked; inline code spans too unless
+    `inline=False`. Regexes run on the mask find only prose, and their match
+    offsets index the original text. Code spans are matched within one line:
+    a span broken across lines is left as text (a rare, harmless miss).
+    """
+    fenced: list[str] = []
+    spans: list[str] = []
     for line, in_code in scan_lines(text):
         content = line_content(line)
         ending = line[len(content) :]
         if in_code:
-            out.append(" " * len(content) + ending)
-        elif inline and "`" in content:
-            out.append(_mask_inline(content) + ending)
+            fenced.append(" " * len(content) + ending)
+            spans.append(fenced[-1])
         else:
-            out.append(line)
-    return "".join(out)
+            fenced.append(line)
+            spans.append(_mask_inline(content) + ending if "`" in content else line)
+    full = "".join(spans)
+    out = full if inline else "".join(fenced)
+    if "<!--" not in full and "%%" not in full:
+        return out
+    pieces, pos = [], 0
+    for start, end in comment_spans(full):
+        pieces += [out[pos:start], _blank(out[start:end])]
+        pos = end
+    return "".join(pieces) + out[pos:]

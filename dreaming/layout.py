@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.fences import fence_blocks, is_blank, line_content, line_ending, split_lines
+from dreaming.fences import is_blank, line_content, line_ending, mask_code, split_lines
 from dreaming.markup import atx_heading
 
 BOM = "\ufeff"
@@ -57,13 +57,11 @@ def split_frontmatter(text: str) -> tuple[str, str]:
 def layout(text: str) -> Layout:
     lines = split_lines(text)
     fm_end = _frontmatter_end(lines)
-    code = [False] * len(lines)
-    for block in fence_blocks(lines[fm_end:]):
-        for k in range(block.start + fm_end, block.end + fm_end):
-            code[k] = True
+    # Code and comments are blanked in the mask: a heading there is no heading.
+    masked = lines[:fm_end] + split_lines(mask_code("".join(lines[fm_end:])))
     headings = []
     for i in range(fm_end, len(lines)):
-        if not code[i] and (h := atx_heading(_probe(lines, i))) is not None:
+        if atx_heading(_probe(masked, i)) and (h := atx_heading(_probe(lines, i))):
             headings.append((i, h[0], h[1]))
     top = [h for h in headings if h[1] <= 2]
     title_line = top[0][0] if top and top[0][1] == 1 else None

@@ -12,7 +12,7 @@ import re
 
 from dreaming.article import REFERENCES, Article, infobox_malformed, render, tail_rank
 from dreaming.contents import THIN_WORDS, article_markers, is_redirect, is_stub, prose_words
-from dreaming.fences import dangling_fence, line_content, scan_lines
+from dreaming.fences import dangling_fence, line_content, mask_code, split_lines
 from dreaming.layout import split_frontmatter
 from dreaming.markup import (
     SEE_ALSO_ITEM,
@@ -36,9 +36,11 @@ def _section_line_problems(article: Article) -> list[str]:
         rank = tail_rank(s)
         if rank not in (1, 3):
             continue
-        for raw_line, in_code in scan_lines(s.body):
+        lines = zip(split_lines(s.body), split_lines(mask_code(s.body)), strict=True)
+        for raw_line, masked in lines:
             line = line_content(raw_line).strip()
-            if not line or in_code or is_category_line(line):
+            # Code and comments (blank in the mask) are not list items.
+            if not masked.strip() or is_category_line(line):
                 continue
             if rank == 1 and not SEE_ALSO_ITEM.match(line):
                 out.append(f"See also line {line!r} is not '- [[Title]]'")

@@ -662,3 +662,44 @@ def test_an_escaped_bar_in_a_table_link_separates_target_and_alias() -> None:
     [link] = wikilinks("| [[Foo Bar\\|the bar]] |")
     assert (link.target, link.alias) == ("Foo Bar", "the bar")
     assert words("[[Foo Bar\\|the bar]]") == 2
+
+
+# ---------------------------------------------------------------- comments
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer"), [("<!--", "-->"), ("%%", "%%"), ("<!-- x", "y -->"), ("%% a", "b %%")]
+)
+def test_a_commented_out_section_is_no_section(opener: str, closer: str) -> None:
+    text = f"# T\n\nLead.\n\n## A\n\na\n\n{opener}\n## See also\n\n- [[X]]\n{closer}\n\n## B\n\nb\n"
+    assert [s.heading for s in parse(text).sections] == ["A", "B"]
+    assert render(parse(text)) == text
+
+
+def test_markers_and_links_in_comments_are_not_read() -> None:
+    text = "a [[X]] <!-- [[Y]] [^1] --> b %% [[Z]] %% c"
+    assert [w.target for w in wikilinks(text)] == ["X"]
+    assert markers(text) == []
+
+
+def test_an_unclosed_comment_hides_nothing() -> None:
+    text = "# T\n\nLead. <!-- open\n\n## A\n\na\n"
+    assert [s.heading for s in parse(text).sections] == ["A"]
+
+
+def test_a_comment_opener_inside_inline_code_opens_no_comment() -> None:
+    text = "# T\n\n`<!--` here\n\n## A\n\na -->\n"
+    assert [s.heading for s in parse(text).sections] == ["A"]
+
+
+def test_replacing_a_section_leaves_a_commented_heading_inside_it() -> None:
+    text = "# T\n\n## A\n\na\n\n<!--\n## B\n-->\n\n## C\n\nc\n"
+    assert (
+        replace_section(text, "C", "new") == "# T\n\n## A\n\na\n\n<!--\n## B\n-->\n\n## C\n\nnew\n"
+    )
+    assert extract_section(text, "B") is None
+
+
+def test_a_comment_in_see_also_is_no_malformed_item() -> None:
+    text = "# T\n\nLead. {{stub}}\n\n## See also\n\n- [[X]]\n<!-- - [[Y]] later -->\n"
+    assert problems(parse(text), stem="T") == []

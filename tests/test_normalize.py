@@ -317,3 +317,11 @@ def test_a_link_canonicalised_in_a_table_cell_escapes_its_bar() -> None:
 def test_links_outside_tables_keep_a_plain_bar() -> None:
     out = norm(TABLE + "\nAfter [[foo_bar]].\n")
     assert "After [[Foo Bar|foo bar]]." in out
+
+
+def test_a_commented_see_also_is_not_moved_and_hides_no_section() -> None:
+    text = (
+        "# Some Title\n\nLead. {{stub}}\n\n<!--\n## See also\n\n- [[Baz]]\n-->\n\n"
+        "## History\n\nOld.\n\n## See also\n\n- [[Foo Bar]]\n"
+    )
+    assert norm(text) == text
