@@ -27,6 +27,7 @@ from dreaming.fences import (
     is_blank,
     line_content,
     line_ending,
+    repair_fences,
     split_lines,
 )
 from dreaming.layout import BOM, clean_block, layout, split_block
@@ -288,11 +289,17 @@ def _infobox_block(fields: Iterable[tuple[str, str]], eol: str) -> str:
     return eol.join([fence + "info", *rows, fence])
 
 
+def _block(text: str, eol: str) -> str:
+    """A lead or body as written canonically; a fence it leaves open is closed in it,
+    so that it cannot swallow the parts after it."""
+    return clean_block(repair_fences(text), eol)
+
+
 def _render_section(s: Section, eol: str) -> _Piece:
     r = s._raw
     canonical_head = "#" * max(1, min(6, s.level)) + (" " + _one_line(s.heading)).rstrip(" ")
     if r is None:
-        body = clean_block(s.body, eol)
+        body = _block(s.body, eol)
         return (canonical_head + eol + eol + body + eol if body else canonical_head + eol), None
     if (s.heading, s.level) == (r.heading, r.level):
         head = r.heading_line
@@ -300,7 +307,7 @@ def _render_section(s: Section, eol: str) -> _Piece:
         head = canonical_head + (line_ending(r.heading_line) or eol)
     if s.body == r.body:
         return head + r.pre + r.body + r.post, r.index
-    body = clean_block(s.body, eol)
+    body = _block(s.body, eol)
     if not body or not r.body:
         if not ends_line(head):
             head = add_eol(head, eol)
@@ -346,7 +353,7 @@ def render(article: Article) -> str:
         lead_raw = src.lead
         if lead_raw is not None and lead_raw.value == a.lead:
             pieces.append((lead_raw.text, lead_raw.index))
-        elif (lead := clean_block(a.lead, eol)) and lead_raw is not None:
+        elif (lead := _block(a.lead, eol)) and lead_raw is not None:
             pieces.append((lead + lead_raw.post, lead_raw.index))
         elif lead:
             pieces.append((lead + eol, None))
@@ -388,7 +395,7 @@ def build(
     eol: str = "\n",
 ) -> str:
     """A new article in the canonical layout (docs/article-grammar.md)."""
-    lead_text = clean_block(lead, "\n")
+    lead_text = _block(lead, "\n")
     if stub and not STUB_RE.search(lead_text):
         lead_text = f"{lead_text}\n\n{STUB}" if lead_text else STUB
     secs = [s if isinstance(s, Section) else Section(s[0], 2, s[1]) for s in sections]
@@ -401,7 +408,7 @@ def build(
     if defs:
         secs.append(Section(REFERENCES, 2, f"{defs}\n\n{cats}" if cats else defs))
     elif cats and secs:
-        secs[-1] = replace(secs[-1], body=f"{clean_block(secs[-1].body, eol)}{eol}{eol}{cats}")
+        secs[-1] = replace(secs[-1], body=f"{_block(secs[-1].body, eol)}{eol}{eol}{cats}")
     elif cats:
         lead_text = f"{lead_text}\n\n{cats}" if lead_text else cats
     fields = infobox.items() if isinstance(infobox, Mapping) else infobox

@@ -12,8 +12,16 @@ from dataclasses import dataclass, replace
 
 from dreaming.article import LEAD, Article, Section, parse, render, tail_rank
 from dreaming.errors import DreamingError
-from dreaming.fences import detect_eol, line_content, mask_code, repair_fences, split_lines
-from dreaming.layout import BOM, clean_block, layout, split_block
+from dreaming.fences import (
+    detect_eol,
+    fence_blocks,
+    is_blank,
+    line_content,
+    mask_code,
+    repair_fences,
+    split_lines,
+)
+from dreaming.layout import BOM, clean_block, layout, split_block, split_frontmatter
 from dreaming.markup import atx_heading
 from dreaming.titles import heading_key
 
@@ -101,6 +109,21 @@ def add_section(text: str, section_text: str) -> str:
     secs = list(article.sections)
     at = next((i for i, s in enumerate(secs) if tail_rank(s)), len(secs))
     return render(replace(article, sections=(*secs[:at], *fresh, *secs[at:])))
+
+
+def swallowed_tails(text: str) -> list[str]:
+    """`## See also` / `## Notes` / `## References` lines inside a code block that ends the text.
+
+    That is what a fence left open does to the sections after it once
+    NORMALIZE closes it at the end: they read as code, not as sections.
+    """
+    lines = split_lines(split_frontmatter(text)[1])
+    blocks = fence_blocks(lines)
+    if not blocks or not all(is_blank(line) for line in lines[blocks[-1].end :]):
+        return []
+    inside = lines[blocks[-1].start + 1 : blocks[-1].end]
+    heads = [h for line in inside if (h := atx_heading(line)) is not None and h[0] <= 2]
+    return [text for _, text in heads if tail_rank(Section(text))]
 
 
 def toc(article: Article) -> list[tuple[int, str]]:

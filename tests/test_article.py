@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, Section, build, parse, render
+from dreaming.article import LEAD, SEE_ALSO, Section, build, parse, render
 from dreaming.contents import (
     article_markers,
     categories,
@@ -35,6 +35,7 @@ from dreaming.sections import (
     add_section,
     extract_section,
     replace_section,
+    swallowed_tails,
     toc,
 )
 from dreaming.titles import heading_key, same_title, stem_for_title, title_for_stem
@@ -703,3 +704,23 @@ def test_replacing_a_section_leaves_a_commented_heading_inside_it() -> None:
 def test_a_comment_in_see_also_is_no_malformed_item() -> None:
     text = "# T\n\nLead. {{stub}}\n\n## See also\n\n- [[X]]\n<!-- - [[Y]] later -->\n"
     assert problems(parse(text), stem="T") == []
+
+
+# ---------------------------------------------------------------- fences left open in written parts
+
+
+def test_a_built_section_with_an_open_fence_cannot_swallow_see_also() -> None:
+    text = build("T", lead="x", sections=[("A", "```\ncode")], see_also=["B"])
+    assert [s.heading for s in parse(text).sections] == ["A", SEE_ALSO]
+    assert dangling_fence(text) is None
+
+
+def test_a_rewritten_lead_with_an_open_fence_is_closed_in_place() -> None:
+    article = parse("# T\n\nx\n\n## A\n\na\n")
+    out = render(replace(article, lead="~~~~\ncode"))
+    assert out == "# T\n\n~~~~\ncode\n~~~~\n\n## A\n\na\n"
+
+
+def test_swallowed_tails_names_tail_sections_inside_a_final_code_block() -> None:
+    assert swallowed_tails("# T\n\n```\ncode\n\n## See also\n\n- [[B]]\n```\n") == ["See also"]
+    assert swallowed_tails("# T\n\n```\n## See also\n```\n\n## B\n") == []

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from dreaming.article import parse, render
 from dreaming.contents import footnote_defs, prose
 from dreaming.fences import dangling_fence, scan_lines
+from dreaming.gate import check
 from dreaming.normalize import normalize
 from dreaming.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
@@ -325,3 +326,8 @@ def test_a_commented_see_also_is_not_moved_and_hides_no_section() -> None:
         "## History\n\nOld.\n\n## See also\n\n- [[Foo Bar]]\n"
     )
     assert norm(text) == text
+
+
+def test_an_open_fence_that_swallows_see_also_is_rejected_after_normalize() -> None:
+    text = "# Some Title\n\nLead. {{stub}}\n\n## A\n\n```\ncode\n\n## See also\n\n- [[Baz]]\n"
+    assert "fence_unclosed" in check(None, norm(text), stem="Some_Title").codes
