@@ -12,7 +12,7 @@ import re
 
 from dreaming.article import REFERENCES, Article, infobox_malformed, render, tail_rank
 from dreaming.contents import THIN_WORDS, article_markers, is_redirect, is_stub, prose_words
-from dreaming.fences import dangling_fence, line_content, mask_code, split_lines
+from dreaming.fences import dangling_fence, fence_blocks, line_content, mask_code, split_lines
 from dreaming.layout import split_frontmatter
 from dreaming.markup import (
     SEE_ALSO_ITEM,
@@ -99,6 +99,11 @@ def problems(article: Article, *, stem: str | None = None) -> list[str]:
     if a.preamble.strip():
         out.append("text before the H1: move it below the title")
     out += [f"infobox line {line!r} is not 'key: value'" for line in infobox_malformed(a)]
+    if any(b.label.casefold() == "info" for b in fence_blocks(split_lines(a.lead))):
+        out.append(
+            "an ```info block stands below other lead text (e.g. a 'categories:' line), "
+            "so its fields are not read: move it directly under the title"
+        )
     keys = [k for k, _ in a.infobox or ()]
     out += [f"infobox key {k!r} is not snake_case" for k in keys if not _SNAKE.match(k)]
     dup = [k for k in dict.fromkeys(keys) if keys.count(k) > 1]

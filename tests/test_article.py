@@ -724,3 +724,9 @@ def test_a_rewritten_lead_with_an_open_fence_is_closed_in_place() -> None:
 def test_swallowed_tails_names_tail_sections_inside_a_final_code_block() -> None:
     assert swallowed_tails("# T\n\n```\ncode\n\n## See also\n\n- [[B]]\n```\n") == ["See also"]
     assert swallowed_tails("# T\n\n```\n## See also\n```\n\n## B\n") == []
+
+
+def test_an_infobox_below_a_categories_line_is_reported() -> None:
+    text = "# T\n\ncategories: [[Category:Tools]]\n\n```info\nkind: thing\n```\n\nLead. {{stub}}\n"
+    assert parse(text).infobox is None
+    assert any("```info block" in p for p in problems(parse(text), stem="T"))
