@@ -21,11 +21,13 @@ fences nested inside list items or block quotes are ordinary text to us.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 _EOL = re.compile(r"(\r\n|\r|\n)")
+_BACKTICKS = re.compile(r"`+")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
 _CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
@@ -195,6 +197,12 @@ def repair_fences(text: str) -> str:
 
 def _mask_inline(content: str) -> str:
     """Blank out inline code spans (backtick runs closed by a run of the same length)."""
+    # Where each width of backtick run starts (maximal runs; a closing run may
+    # follow a backslash). Looking a closer up here instead of scanning ahead
+    # keeps lines full of unmatched runs linear.
+    runs: dict[int, list[int]] = {}
+    for m in _BACKTICKS.finditer(content):
+        runs.setdefault(m.end() - m.start(), []).append(m.start())
     out = list(content)
     i, n = 0, len(content)
     while i < n:
@@ -209,22 +217,12 @@ def _mask_inline(content: str) -> str:
         while j < n and content[j] == "`":
             j += 1
         width = j - i
-        k = j
-        close = -1
-        while k < n:
-            if content[k] != "`":
-                k += 1
-                continue
-            m = k
-            while m < n and content[m] == "`":
-                m += 1
-            if m - k == width:
-                close = k
-                break
-            k = m
-        if close < 0:
+        starts = runs.get(width, [])
+        at = bisect.bisect_left(starts, j)
+        if at == len(starts):
             i = j
             continue
+        close = starts[at]
         for p in range(i, close + width):
             out[p] = " "
         i = close + width
@@ -235,28 +233,46 @@ _COMMENTS = (("<!--", "-->"), ("%%", "%%"))
 """HTML comments and Obsidian comments: hidden from readers, so no part of the structure."""
 
 
+def _starts_line(text: str, at: int) -> bool:
+    """Whether only up to three spaces stand between the line's start and `at`."""
+    i = at
+    while i > 0 and at - i < 3 and text[i - 1] == " ":
+        i -= 1
+    return i == 0 or text[i - 1] in "\r\n"
+
+
 def comment_spans(masked: str) -> list[tuple[int, int]]:
     """[start, end) of every closed comment in text whose code is already masked.
 
-    A comment never closed is left as text: reading the rest of the article
-    as hidden would hide its sections and citations from every check.
+    A comment that spans lines must open at the start of a line (as an HTML
+    block does); one closed on its own line may stand anywhere. So rewriting
+    a one-line part (a title, a heading) can never open or close a comment
+    around the lines after it. A comment never closed is left as text:
+    reading the rest as hidden would hide sections and citations from every check.
     """
+    seen: dict[str, tuple[int, int]] = {}
+
+    def find(needle: str, pos: int) -> int:
+        # Searches start ever further on, so a remembered hit is reused until
+        # passed and the scans add up to about one pass over the text.
+        since, hit = seen.get(needle, (-1, -1))
+        if since < 0 or pos < since or 0 <= hit < pos:
+            hit = masked.find(needle, pos)
+            seen[needle] = (pos, hit)
+        return hit
+
     spans: list[tuple[int, int]] = []
-    nxt = [masked.find(opener) for opener, _ in _COMMENTS]
     pos = 0
     while True:
-        # Each opener's next position is looked up again only once passed: linear overall.
-        for k, (opener, _) in enumerate(_COMMENTS):
-            if 0 <= nxt[k] < pos:
-                nxt[k] = masked.find(opener, pos)
-        found = [(n, k) for k, n in enumerate(nxt) if n >= 0]
+        found = [(n, k) for k, (o, _) in enumerate(_COMMENTS) if (n := find(o, pos)) >= 0]
         if not found:
             return spans
         start, k = min(found)
         opener, closer = _COMMENTS[k]
-        end = masked.find(closer, start + len(opener))
-        if end < 0:
-            nxt[k] = -1
+        end = find(closer, start + len(opener))
+        breaks = [n for n in (find("\n", start), find("\r", start)) if n >= 0]
+        spans_lines = end >= 0 and bool(breaks) and min(breaks) < end
+        if end < 0 or (spans_lines and not _starts_line(masked, start)):
             pos = start + len(opener)
             continue
         spans.append((start, end + len(closer)))

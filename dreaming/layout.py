@@ -58,7 +58,9 @@ def layout(text: str) -> Layout:
     lines = split_lines(text)
     fm_end = _frontmatter_end(lines)
     # Code and comments are blanked in the mask: a heading there is no heading.
-    masked = lines[:fm_end] + split_lines(mask_code("".join(lines[fm_end:])))
+    body = "".join(lines[fm_end:])
+    bom = BOM if body.startswith(BOM) else ""
+    masked = lines[:fm_end] + split_lines(bom + mask_code(body[len(bom) :]))
     headings = []
     for i in range(fm_end, len(lines)):
         if atx_heading(_probe(masked, i)) and (h := atx_heading(_probe(lines, i))):

@@ -28,7 +28,7 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.layout import split_frontmatter
+from dreaming.layout import BOM, split_frontmatter
 from dreaming.markup import (
     MARKER,
     STUB,
@@ -54,9 +54,11 @@ _STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE
 
 def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
     """The article in normal form; `stem` is its own file stem."""
+    # A BOM is no part of the first line (parse keeps it first, outside every part).
+    bom = BOM if text.startswith(BOM) else ""
     # Fences first: an unclosed one would hide every section after it.
-    frontmatter, body = split_frontmatter(text)
-    article = parse(frontmatter + repair_fences(body))
+    frontmatter, body = split_frontmatter(text[len(bom) :])
+    article = parse(bom + frontmatter + repair_fences(body))
     index = link_index([*known_stems, stem])
     # Sections are ordered before footnotes are numbered: numbers follow reading order.
     article = fix_title(article, stem)
