@@ -116,7 +116,5 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
 def test_grammar_runs_in_linear_time(name: str) -> None:
     fn, make = CASES[name]
     times = [_best(fn, make(n)) for n in (N, 4 * N, 16 * N)]
-    if times[2] < FLOOR_S:
-        return
     ratio = times[2] / max(times[0], 1e-6)
-    assert ratio < MAX_RATIO, f"{name}: {times} grows like n^{ratio:.0f} ratio"
+    assert times[2] < FLOOR_S or ratio < MAX_RATIO, f"{name}: 16N took {ratio:.0f}x N ({times})"
