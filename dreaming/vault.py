@@ -21,6 +21,9 @@ from dreaming.errors import ConflictError, UnsafePathError, VaultError
 
 STATE_DIR = ".dreaming"
 FOLDERS = ("Raw", "articles", "Meta", "Talk", "Log")
+# Everything dreaming writes into: a link here leading out of the vault would
+# carry those writes (and the person's transcripts) somewhere else.
+LAYOUT = (*FOLDERS, STATE_DIR)
 
 
 def checksum(data: bytes | str) -> str:
@@ -45,7 +48,24 @@ class Vault:
             raise VaultError(
                 f"{root}: not a dreaming vault (no Raw/ or .dreaming/); run: dreaming init {root}"
             )
-        return cls(root.resolve())
+        vault = cls(root.resolve())
+        vault.check_layout()
+        return vault
+
+    def check_layout(self, names: tuple[str, ...] = LAYOUT) -> None:
+        """Refuse a vault whose folders are not its own: a link leading outside, or a file."""
+        for name in names:
+            path = self.root / name
+            target = path.resolve()
+            if target != self.root and self.root not in target.parents:
+                raise VaultError(
+                    f"{path}: a link to {target}, outside the vault; dreaming writes there, "
+                    "so replace the link with a folder inside the vault, then run again"
+                )
+            if path.exists() and not path.is_dir():
+                raise VaultError(
+                    f"{path}: is a file, not a folder; move it out of the way, then run again"
+                )
 
     @property
     def raw(self) -> Path:

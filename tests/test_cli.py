@@ -61,3 +61,17 @@ def test_status_without_a_vault_says_how_to_make_one(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "dreaming init" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_ingest_and_status_refuse_a_raw_folder_linked_outside_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    dreaming("init", str(root))
+    elsewhere = tmp_path / "transcripts"
+    elsewhere.mkdir()
+    (root / "Raw").rename(tmp_path / "old-raw")
+    (root / "Raw").symlink_to(elsewhere)
+    for command in ("ingest", "status"):
+        result = dreaming(command, "--vault", str(root))
+        assert result.returncode == 1
+        [line] = result.stderr.strip().splitlines()
+        assert line.startswith(f"dreaming: error: {root / 'Raw'}: a link to {elsewhere}")
