@@ -8,6 +8,7 @@ so a refused init leaves the folder as it found it.
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,15 +60,22 @@ def init_vault(path: Path) -> InitReport:
             f"{root}: is a bare git repository (no working files); "
             "make the vault in a clone of it, or in a new folder"
         )
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise VaultError(
+            f"{root}: cannot create the folder ({e.strerror}); choose a folder you can write to"
+        ) from e
     root = root.resolve()
     vault = Vault(root)
     report = InitReport(vault=vault)
     seeds = _seed_plan()
-    vault.check_layout((*LAYOUT, *sorted({rel.split("/")[0] for rel in seeds if "/" in rel})))
+    folders = (*LAYOUT, *sorted({rel.split("/")[0] for rel in seeds if "/" in rel}))
+    vault.check_layout(folders)
     for rel in seeds:
         if not _present(root / rel):
             vault.inside(root / rel)
+    _check_writable([root, *(root / name for name in folders)])
     first = not vault.state.exists()
     report.created_repo = not (root / ".git").exists()
     if not report.created_repo:
@@ -120,6 +128,15 @@ def _copy_missing(seeds: dict[str, Path], report: InitReport) -> list[str]:
         shutil.copyfile(item, target)
         report.added.append(rel)
     return same
+
+
+def _check_writable(folders: list[Path]) -> None:
+    for folder in folders:
+        if folder.is_dir() and not os.access(folder, os.W_OK):
+            raise VaultError(
+                f"{folder}: not writable; give yourself write access to it "
+                "(or choose another folder), then run again"
+            )
 
 
 def _present(path: Path) -> bool:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -268,3 +269,16 @@ def test_an_init_stopped_by_a_stale_lock_is_finished_by_the_next_one(
     report = init_vault(root)
     assert "Meta/Entities.md" in report.added
     assert git(root, "status", "--porcelain") == ""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write to a read-only folder")
+def test_a_read_only_folder_is_refused_before_writing(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    root.chmod(0o555)
+    try:
+        with pytest.raises(VaultError, match="not writable; give yourself write access"):
+            init_vault(root)
+        assert list(root.iterdir()) == []
+    finally:
+        root.chmod(0o755)
