@@ -24,6 +24,9 @@ FOLDERS = ("Raw", "articles", "Meta", "Talk", "Log")
 # Everything dreaming writes into: a link here leading out of the vault would
 # carry those writes (and the person's transcripts) somewhere else.
 LAYOUT = (*FOLDERS, STATE_DIR)
+# Kept out of git by name (.gitignore, info/exclude): through a link, their files
+# would show up in git under the link's target, where no rule keeps them out.
+PRIVATE = ("Raw", STATE_DIR)
 
 
 def checksum(data: bytes | str) -> str:
@@ -61,6 +64,11 @@ class Vault:
                 raise VaultError(
                     f"{path}: a link to {target}, outside the vault; dreaming writes there, "
                     "so replace the link with a folder inside the vault, then run again"
+                )
+            if name in PRIVATE and path.is_symlink():
+                raise VaultError(
+                    f"{path}: a link to {target}; git keeps {name}/ out of the repository only "
+                    "by its name, so replace the link with a real folder, then run again"
                 )
             if path.exists() and not path.is_dir():
                 raise VaultError(

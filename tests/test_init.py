@@ -282,3 +282,12 @@ def test_a_read_only_folder_is_refused_before_writing(tmp_path: Path) -> None:
         assert list(root.iterdir()) == []
     finally:
         root.chmod(0o755)
+
+
+@pytest.mark.parametrize("folder", ["Raw", ".dreaming"])
+def test_a_private_folder_linked_inside_the_vault_is_refused(tmp_path: Path, folder: str) -> None:
+    root = tmp_path / "v"
+    (root / "transcripts").mkdir(parents=True)
+    (root / folder).symlink_to(root / "transcripts")
+    with pytest.raises(VaultError, match=rf"{folder}: a link to .*only by its name"):
+        init_vault(root)
