@@ -180,7 +180,7 @@ class VaultRepo:
     @contextmanager
     def _index_lock(self) -> Iterator[Path]:
         """Hold git's lock on the index; yield a copy to edit, which replaces it on success."""
-        real = self.git_path("index")
+        real = self.git_dir / "index"
         lock = real.with_name(real.name + ".lock")
         for attempt in range(_LOCK_RETRIES):
             try:
