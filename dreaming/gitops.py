@@ -18,7 +18,7 @@ from pathlib import Path
 
 import git
 
-from dreaming.errors import GitError
+from dreaming.errors import GitError, UnsafePathError
 
 PIPELINE_AUTHOR = git.Actor("dreaming", "dreaming@localhost")
 FALLBACK_PERSON = git.Actor("You", "you@localhost")
@@ -224,7 +224,10 @@ class VaultRepo:
 
     def _rel(self, path: Path) -> str:
         p = path if path.is_absolute() else self.root / path
-        return p.resolve().relative_to(self.root.resolve()).as_posix()
+        resolved, root = p.resolve(), self.root.resolve()
+        if resolved != root and root not in resolved.parents:
+            raise UnsafePathError(f"{path}: outside the vault {root}; refusing to commit it")
+        return resolved.relative_to(root).as_posix()
 
     def _git(self, *args: str, env: dict[str, str] | None = None) -> str:
         """Run git, retrying while another process holds the index lock."""

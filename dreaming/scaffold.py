@@ -70,11 +70,13 @@ def init_vault(path: Path) -> InitReport:
     vault = Vault(root)
     report = InitReport(vault=vault)
     seeds = _seed_plan()
-    folders = (*LAYOUT, *sorted({rel.split("/")[0] for rel in seeds if "/" in rel}))
+    missing = [rel for rel in seeds if not _present(root / rel)]
+    # A seed folder such as .obsidian/ may be a link to settings shared between
+    # vaults, as long as init has nothing to write through it.
+    folders = (*LAYOUT, *sorted({rel.split("/")[0] for rel in missing if "/" in rel}))
     vault.check_layout(folders)
-    for rel in seeds:
-        if not _present(root / rel):
-            vault.inside(root / rel)
+    for rel in missing:
+        vault.inside(root / rel)
     _check_writable([root, *(root / name for name in folders)])
     first = not vault.state.exists()
     report.created_repo = not (root / ".git").exists()
@@ -121,7 +123,7 @@ def _copy_missing(seeds: dict[str, Path], report: InitReport) -> list[str]:
         target = root / rel
         if _present(target):
             report.kept.append(rel)
-            if target.is_file() and target.read_bytes() == item.read_bytes():
+            if _own_file(target, root) and target.read_bytes() == item.read_bytes():
                 same.append(rel)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -137,6 +139,11 @@ def _check_writable(folders: list[Path]) -> None:
                 f"{folder}: not writable; give yourself write access to it "
                 "(or choose another folder), then run again"
             )
+
+
+def _own_file(path: Path, root: Path) -> bool:
+    """A plain file of the vault itself: no link to it or above it inside the vault."""
+    return path.is_file() and path.resolve() == root / path.relative_to(root)
 
 
 def _present(path: Path) -> bool:

@@ -7,7 +7,7 @@ import pytest
 from git import GitCommandError
 
 from dreaming import gitops
-from dreaming.errors import GitError
+from dreaming.errors import GitError, UnsafePathError
 from dreaming.gitops import VaultRepo
 from dreaming.vault import Vault
 
@@ -160,3 +160,10 @@ def test_a_git_failure_reads_as_git_said_it() -> None:
         b"hint: see above\nfatal: cannot do a partial commit during a merge.\n",
     )
     assert gitops.git_said(failure) == "fatal: cannot do a partial commit during a merge."
+
+
+def test_a_path_outside_the_vault_is_refused_in_one_line(vault: Vault, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("x\n")
+    with pytest.raises(UnsafePathError, match="outside the vault"):
+        VaultRepo(vault.root).commit_pipeline([outside], "x", "r1")

@@ -291,3 +291,13 @@ def test_a_private_folder_linked_inside_the_vault_is_refused(tmp_path: Path, fol
     (root / folder).symlink_to(root / "transcripts")
     with pytest.raises(VaultError, match=rf"{folder}: a link to .*only by its name"):
         init_vault(root)
+
+
+def test_a_settings_folder_linked_outside_with_nothing_missing_is_kept(tmp_path: Path) -> None:
+    shared = init_vault(tmp_path / "other").vault.root / ".obsidian"
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / ".obsidian").symlink_to(shared)
+    report = init_vault(root)
+    assert ".obsidian/app.json" in report.kept
+    assert ".obsidian/app.json" not in report.added
