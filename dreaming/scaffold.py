@@ -70,18 +70,9 @@ def init_vault(path: Path) -> InitReport:
     vault = Vault(root)
     report = InitReport(vault=vault)
     seeds = _seed_plan()
-    missing = [rel for rel in seeds if not _present(root / rel)]
-    # A seed folder such as .obsidian/ may be a link to settings shared between
-    # vaults, as long as init has nothing to write through it.
-    folders = (*LAYOUT, *sorted({rel.split("/")[0] for rel in missing if "/" in rel}))
-    vault.check_layout(folders)
-    for rel in missing:
-        vault.inside(root / rel)
-    _check_writable([root, *(root / name for name in folders)])
+    _refuse_unsafe(vault, seeds)
     first = not vault.state.exists()
     report.created_repo = not (root / ".git").exists()
-    if not report.created_repo:
-        VaultRepo(root).check_ready()
 
     for folder in FOLDERS:
         (root / folder).mkdir(exist_ok=True)
@@ -102,6 +93,21 @@ def init_vault(path: Path) -> InitReport:
     added = [root / rel for rel in report.added]
     report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
     return report
+
+
+def _refuse_unsafe(vault: Vault, seeds: dict[str, Path]) -> None:
+    """Every reason to refuse, checked before init writes anything."""
+    root = vault.root
+    missing = [rel for rel in seeds if not _present(root / rel)]
+    # A seed folder such as .obsidian/ may be a link to settings shared between
+    # vaults, as long as init has nothing to write through it.
+    folders = (*LAYOUT, *sorted({rel.split("/")[0] for rel in missing if "/" in rel}))
+    vault.check_layout(folders)
+    for rel in missing:
+        vault.inside(root / rel)
+    _check_writable([root, *(root / name for name in folders)])
+    if (root / ".git").exists():
+        VaultRepo(root).check_ready()
 
 
 def _seed_plan() -> dict[str, Path]:
