@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, parse
+from dreaming.article import LEAD, Article, parse, render, tail_rank
 from dreaming.gate import CODES, GateResult, Part, Rejection, check, unsafe_link
 from dreaming.markup import words
 from dreaming.normalize import normalize
 from dreaming.sections import replace_section
-from tests.strategies import GenArticle, articles, near_markdown
+from tests.strategies import COMMENTS, GenArticle, articles, near_markdown, rich_articles
 
 BEFORE = """\
 # Foo Bar
@@ -458,3 +458,98 @@ def test_a_long_chinese_article_is_not_a_stub() -> None:
     )
     assert len(text) > 1000
     assert "{{stub}}" not in normalize(text, stem="東京")
+
+
+# ---------------------------------------------------------------- properties: nothing lost
+
+
+def _mutations(article: Article) -> list[str]:
+    """Names of the ways `article` can lose or reorder a part."""
+    body = [s for s in article.sections if not tail_rank(s)]
+    found = [f"delete {i}" for i in range(len(article.sections))]
+    found += [f"empty {i}" for i, s in enumerate(article.sections) if s.body.strip()]
+    found += ["swap"] if len(body) > 1 else []
+    found += ["drop infobox", "drop field", "break field"] if article.infobox else []
+    found += ["drop frontmatter"] if article.frontmatter else []
+    found += [f"drop comment {c!r}" for c in COMMENTS if c in render(article)]
+    found += [f"drop code {i}" for i, s in enumerate(article.sections) if "\n```" in s.body]
+    return found
+
+
+def _mutate(article: Article, how: str) -> tuple[Article, set[int]]:
+    """The mutated article and the indexes of sections the edit may still name."""
+    secs = list(article.sections)
+    others = set(range(len(secs)))
+    verb, _, arg = how.partition(" ")
+    if verb in ("delete", "empty"):
+        i = int(arg)
+        others.discard(i)
+        if verb == "delete":
+            del secs[i]
+        else:
+            secs[i] = replace(secs[i], body="")
+    elif how == "swap":
+        a, b = [i for i, s in enumerate(secs) if not tail_rank(s)][:2]
+        secs[a], secs[b] = secs[b], secs[a]
+        others -= {a, b}
+    elif how == "drop infobox":
+        return replace(article, infobox=None), others
+    elif how == "drop field":
+        return replace(article, infobox=(article.infobox or ())[1:]), others
+    elif how == "break field":
+        key, value = (article.infobox or ())[-1]
+        return replace(
+            article, infobox=(*(article.infobox or ())[:-1], (key + " " + value, ""))
+        ), others
+    elif how == "drop frontmatter":
+        return replace(article, frontmatter=None), others
+    elif verb == "drop" and arg.startswith("comment"):
+        comment = next(c for c in COMMENTS if repr(c) == arg.removeprefix("comment "))
+        others = {i for i, s in enumerate(secs) if comment not in s.body}
+        return parse(render(article).replace(comment, "")), others
+    return replace(article, sections=tuple(secs)), others
+
+
+@settings(max_examples=150, deadline=None)
+@given(rich_articles(), st.data())
+def test_the_gate_rejects_every_edit_that_loses_or_moves_a_part_it_does_not_name(
+    g: GenArticle, data: st.DataObject
+) -> None:
+    article = parse(g.text)
+    options = _mutations(article)
+    assume(options)
+    how = data.draw(st.sampled_from(options), label="mutation")
+    if how.startswith("drop code"):
+        # Code in a section the edit names is still kept, unless Part.CODE is named.
+        i = int(how.rsplit(" ", 1)[1])
+        s = article.sections[i]
+        lines = s.body.split("\n")
+        start = next(k for k, line in enumerate(lines) if line.startswith(("```", "~~~")))
+        cut = replace(s, body="\n".join(lines[:start]))
+        after = render(
+            replace(article, sections=(*article.sections[:i], cut, *article.sections[i + 1 :]))
+        )
+        named: list[str | Part] = [LEAD, *(x.heading for x in article.sections)]
+    else:
+        mutated, others = _mutate(article, how)
+        after = render(mutated)
+        names = [article.sections[i].heading for i in sorted(others)]
+        lead_free = not any(c in article.lead and repr(c) in how for c in COMMENTS)
+        named = [
+            *([LEAD] if lead_free else []),
+            *data.draw(st.lists(st.sampled_from(names), unique=True) if names else st.just([])),
+        ]
+    assume(after != g.text)
+    if data.draw(st.booleans(), label="normalized"):
+        after = normalize(after, stem=g.stem, known_stems=g.known_stems)
+    assert not check(g.text, after, touched=named, stem=g.stem).ok, how
+
+
+@settings(max_examples=100, deadline=None)
+@given(rich_articles(), st.data())
+def test_the_gate_accepts_normalize_output_when_the_edit_names_nothing(
+    g: GenArticle, data: st.DataObject
+) -> None:
+    after = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
+    result = check(g.text, after, stem=g.stem, known_stems=g.known_stems)
+    assert result.ok, str(result)
