@@ -25,8 +25,8 @@ from dreaming.contents import article_definitions, article_markers, article_wiki
 from dreaming.fences import dangling_fence
 from dreaming.keep import Part, changed_parts, lost_code
 from dreaming.layout import split_frontmatter
-from dreaming.linkcheck import link_targets, unsafe_link
-from dreaming.markup import category_name, conv_hashes, words
+from dreaming.linkcheck import LinkKind, link_targets, unsafe_link
+from dreaming.markup import category_name, conv_hashes, wikilinks, words
 from dreaming.schematic import leaks
 from dreaming.sections import extract_section
 from dreaming.titles import heading_key, title_for_stem
@@ -212,12 +212,14 @@ def _word_floor(before: str, after: str, touched: list[str], floor: float) -> li
     return out
 
 
-def _link_targets(article: Article, text: str) -> set[tuple[bool, str]]:
-    """(is wikilink, target) for every link outside code, banner and infobox included."""
-    body = split_frontmatter(text)[1]
+def _link_targets(article: Article, text: str) -> set[tuple[LinkKind, str]]:
+    """(kind, target) for every link outside code; banner, infobox and properties included."""
+    frontmatter, body = split_frontmatter(text)
     found = link_targets(body)
+    # Obsidian shows `[[links]]` in properties; nothing else there is a link.
+    found |= {("wikilink", link.target) for link in wikilinks(frontmatter)}
     if article.banner:
-        found.add((True, article.banner))
+        found.add(("wikilink", article.banner))
     for _, value in article.infobox or ():
         found |= link_targets(value)
     return found
@@ -233,15 +235,15 @@ def _links(
     now = _link_targets(new, after)
     was = _link_targets(old, before) if old is not None and before is not None else set()
     out = []
-    for is_wiki, target in sorted(now - was):
-        why = unsafe_link(target, wikilink=is_wiki)
+    for kind, target in sorted(now - was):
+        why = unsafe_link(target, kind)
         if why is not None:
             out.append(Rejection("path_escape", f"link target {target!r} has {why}"))
     if known_stems is not None:
         known = {heading_key(title_for_stem(s)) for s in known_stems}
         if new.title:
             known.add(heading_key(new.title))
-        known |= {heading_key(t) for w, t in was if w}
+        known |= {heading_key(t) for kind, t in was if kind == "wikilink"}
         for link in article_wikilinks(new):
             key = heading_key(link.target)
             if link.embed or category_name(link) or not key or key in known:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Literal
 from urllib.parse import unquote
 
 from dreaming.fences import mask_code
 from dreaming.markup import wikilinks
+
+LinkKind = Literal["wikilink", "markdown", "html"]
+"""How a target is written, which decides how a renderer decodes it."""
 
 _SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -26,7 +30,8 @@ _C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
 
 def _balanced(depth: int) -> str:
     """A link destination: no spaces, parentheses balanced `depth` levels deep."""
-    atom = r"[^\s()\\]|\\."
+    # A backslash escapes the next character, or stands for itself before a space.
+    atom = r"[^\s()\\]|\\\S|\\(?!\S)"
     if depth == 0:
         return f"(?:{atom})*"
     return rf"(?:{atom}|\({_balanced(depth - 1)}\))*"
@@ -43,18 +48,22 @@ _HTML_ATTR = re.compile(
 )
 
 
-def decode(target: str) -> str:
-    """The target a renderer and then a URL parser would follow."""
-    t = html.unescape(_ESCAPE.sub(r"\1", target.strip()))
+def decode(target: str, kind: LinkKind = "markdown") -> str:
+    """The target a renderer and then a URL parser would follow.
+
+    Markdown drops backslash escapes; both Markdown and HTML decode entities.
+    """
+    t = target.strip()
+    t = html.unescape(_ESCAPE.sub(r"\1", t) if kind == "markdown" else t)
     t = _URL_DROPS.sub("", t).strip(_C0_AND_SPACE)
     if t.startswith("<") and t.endswith(">"):
         t = t[1:-1]
     return unquote(t)
 
 
-def unsafe_link(target: str, *, wikilink: bool) -> str | None:
+def unsafe_link(target: str, kind: LinkKind) -> str | None:
     """Why a link target could leave the vault, or None when it is safe."""
-    if wikilink:
+    if kind == "wikilink":
         t = unquote(html.unescape(target)).strip()
         if "/" in t or "\\" in t:
             return "a path separator"
@@ -65,7 +74,7 @@ def unsafe_link(target: str, *, wikilink: bool) -> str | None:
         if t.lower().startswith("file:"):
             return "a file: URL"
         return None
-    t = decode(target)
+    t = decode(target, kind)
     if t.startswith("#"):
         return None
     m = _SCHEME.match(t)
@@ -90,12 +99,13 @@ def _attr_targets(name: str, value: str) -> list[str]:
     return [c.split()[0] for c in html.unescape(value).split(",") if c.split()]
 
 
-def link_targets(text: str) -> set[tuple[bool, str]]:
-    """(is wikilink, target as written) for every link outside code in `text`."""
-    found = {(True, link.target) for link in wikilinks(text)}
+def link_targets(text: str) -> set[tuple[LinkKind, str]]:
+    """(kind, target as written) for every link outside code in `text`."""
+    found: set[tuple[LinkKind, str]] = {("wikilink", link.target) for link in wikilinks(text)}
     masked = mask_code(text)
-    for rx in (_MD_LINK, _REF_DEF, _AUTOLINK):
-        found |= {(False, m.group(1)) for m in rx.finditer(masked)}
+    for rx in (_MD_LINK, _REF_DEF):
+        found |= {("markdown", m.group(1)) for m in rx.finditer(masked)}
+    found |= {("html", m.group(1)) for m in _AUTOLINK.finditer(masked)}
     for m in _HTML_ATTR.finditer(masked):
-        found |= {(False, t) for t in _attr_targets(m.group(1), m.group(2))}
+        found |= {("html", t) for t in _attr_targets(m.group(1), m.group(2))}
     return found

@@ -287,9 +287,10 @@ def test_a_floor_outside_zero_to_one_is_a_caller_error() -> None:
 
 
 def test_unsafe_link_explains_why() -> None:
-    assert unsafe_link("../x", wikilink=False) == "a '..' segment"
-    assert unsafe_link("a/b", wikilink=True) == "a path separator"
-    assert unsafe_link("Category:Things", wikilink=True) is None
+    assert unsafe_link("../x", "markdown") == "a '..' segment"
+    assert unsafe_link("a/b", "wikilink") == "a path separator"
+    assert unsafe_link("Category:Things", "wikilink") is None
+    assert unsafe_link("..\\..", "html") == "a '..' segment"
 
 
 def test_a_rejected_result_reads_as_one_line() -> None:
