@@ -88,6 +88,10 @@ def _infobox_key(article: Article) -> tuple[object, ...] | None:
     return (tuple(fields), tuple(infobox_malformed(article)))
 
 
+def _section_key(section: Section, labels: dict[str, str]) -> tuple[object, ...]:
+    return (section.level, section.heading, text_key(section.body, labels))
+
+
 def _occurrences(sections: Iterable[Section]) -> list[tuple[str, int, Section]]:
     """(heading key, how many earlier sections share it, section) in order."""
     seen: Counter[str] = Counter()
@@ -125,7 +129,7 @@ def changed_parts(
         now = after.get((key, n))
         if now is None:
             out.append(f"section {section.heading!r} is gone")
-        elif text_key(section.body, old_labels) != text_key(now.body, new_labels):
+        elif _section_key(section, old_labels) != _section_key(now, new_labels):
             out.append(f"section {section.heading!r} changed")
     for (key, n), section in after.items():
         if key not in named and (key, n) not in before:

@@ -227,6 +227,8 @@ def test_fence_unclosed_when_the_edit_leaves_a_fence_open() -> None:
         "[[a/b]]",
         "[[C:\\x]]",
         "[[..]]",
+        "[[&#46;&#46;]]",
+        "[[a%2Fb]]",
         "[x](../secret.md)",
         "[x](/etc/passwd)",
         "[x](file:///etc/passwd)",
@@ -365,6 +367,14 @@ def test_reordering_sections_the_edit_does_not_name_is_rejected() -> None:
     result = check(RICH, after, touched=[LEAD])
     assert codes(result) == ("part_changed",)
     assert str(result) == "rejected: part_changed (sections moved)"
+
+
+@pytest.mark.parametrize("heading", ["## usage", "# Usage", "### Usage", "## Use"])
+def test_rewriting_the_heading_of_a_section_the_edit_does_not_name_is_rejected(
+    heading: str,
+) -> None:
+    after = RICH.replace("## Usage", heading)
+    assert codes(check(RICH, after, touched=["History"])) == ("part_changed",)
 
 
 def test_a_new_section_the_edit_does_not_name_is_rejected() -> None:
