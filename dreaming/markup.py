@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from dreaming.fences import line_content, mask_code
@@ -40,6 +41,13 @@ _FOOTNOTE = re.compile(
     r"(?:[ \t]+[\u2014\u2013-][ \t]*(.*?))?[ \t]*$"
 )
 _CATEGORY = re.compile(r"^[ \t]*category[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+# Scripts written without spaces between words: Thai, Lao, Tibetan, Myanmar, Khmer,
+# kana, Han (with its extension planes) and Yi.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f]"
+)
 
 
 @dataclass(frozen=True)
@@ -200,13 +208,25 @@ def _shown(m: re.Match[str]) -> str:
     return " " + (alias if bar and alias.strip() else target.split("#")[0].replace("_", " "))
 
 
+def text_units(line: str) -> int:
+    """How much text a line holds, in words, for every script.
+
+    A space-separated token with a letter or digit is one word; in scripts
+    written without spaces each letter or digit counts as one, so cutting half
+    of a Chinese or Thai paragraph halves its measure as it would an English one.
+    """
+    unspaced = sum(unicodedata.category(c)[0] in "LN" for c in _UNSPACED.findall(line))
+    spaced = _UNSPACED.sub(" ", line).split()
+    return unspaced + sum(1 for tok in spaced if any(c.isalnum() for c in tok))
+
+
 def words(text: str) -> int:
-    """Words of prose: code, headings, definitions, templates and markers do not count."""
+    """Words of prose (text_units); code, headings, definitions, templates, markers don't count."""
     count = 0
     for line in mask_code(text).split("\n"):
         line = line.removesuffix("\r")
         if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
             continue
         line = MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))
-        count += sum(1 for tok in line.split() if any(c.isalnum() for c in tok))
+        count += text_units(line)
     return count
