@@ -4,8 +4,9 @@ Every pipeline write (create, patch, new section, reconcile, link, wikify)
 passes NORMALIZE and then `check(before, after)`. A rejection makes the write
 a NO-OP, logged with its codes, and the work is retried on the next run, so
 weak model output never reaches disk. The gate catches lost citations, broken
-footnotes, lost structure, bulk prose loss and links that leave the vault;
-nuance loss is the judge's job, not this one's.
+footnotes, lost structure, bulk prose loss, changes to parts the edit did not
+name, schematic placeholders and links that leave the vault; nuance loss is
+the judge's job, not this one's.
 
 Rules that would freeze a person's own article are relative to `before`: a
 defect that was already there (an orphan footnote, a second See also, a
@@ -14,27 +15,25 @@ strange link) is tolerated; only new ones are rejected.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from urllib.parse import unquote
+from typing import Literal, get_args
 
 from dreaming.article import LEAD, REFERENCES, SEE_ALSO, Article, parse
-from dreaming.contents import (
-    article_definitions,
-    article_markers,
-    article_wikilinks,
-    prose,
-    prose_words,
-)
-from dreaming.fences import dangling_fence, mask_code
+from dreaming.contents import article_definitions, article_markers, article_wikilinks, prose
+from dreaming.fences import dangling_fence
+from dreaming.keep import Part, changed_parts, lost_code
 from dreaming.layout import split_frontmatter
+from dreaming.linkcheck import LinkKind, link_targets, unsafe_link
 from dreaming.markup import category_name, conv_hashes, wikilinks, words
+from dreaming.schematic import leaks
 from dreaming.sections import extract_section, swallowed_tails
 from dreaming.titles import heading_key, title_for_stem
 
-CODES = (
+__all__ = ["CODES", "Code", "GateResult", "Part", "Rejection", "check", "unsafe_link"]
+
+Code = Literal[
     "fence_unclosed",
     "h1_lost",
     "title_changed",
@@ -44,23 +43,19 @@ CODES = (
     "citation_lost",
     "footnote_unbalanced",
     "word_floor",
+    "part_changed",
+    "code_lost",
+    "placeholder_leak",
     "path_escape",
     "wikilink_unresolved",
-)
+]
+CODES: tuple[Code, ...] = get_args(Code)
 """Every rejection code, for callers that count or route them."""
-
-_SAFE_SCHEMES = {"http", "https", "mailto"}
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
-_MD_LINK = re.compile(r"\]\(\s*(<[^>\r\n]*>|[^\s)]+)")
-_REF_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]\r\n]+\]:[ \t]*(<[^>\r\n]*>|\S+)", re.MULTILINE)
-_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
-_HTML_ATTR = re.compile(r"\b(?:href|src)[ \t]*=[ \t]*[\"']?([^\"'\s>]+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Rejection:
-    code: str
-    """One of CODES."""
+    code: Code
     detail: str
 
 
@@ -75,7 +70,7 @@ class GateResult:
         return not self.rejections
 
     @property
-    def codes(self) -> tuple[str, ...]:
+    def codes(self) -> tuple[Code, ...]:
         return tuple(dict.fromkeys(r.code for r in self.rejections))
 
     def __str__(self) -> str:
@@ -88,7 +83,7 @@ def check(
     before: str | None,
     after: str,
     *,
-    touched: Sequence[str] = (),
+    touched: Iterable[str | Part] = (),
     allow_dropped: Iterable[str] = (),
     floor: float = 0.7,
     known_stems: Iterable[str] | None = None,
@@ -96,14 +91,20 @@ def check(
 ) -> GateResult:
     """Judge an edit from `before` (None: a new article) to `after`.
 
-    touched: headings of the sections the edit rewrote (LEAD for the lead);
-      each must keep `floor` of its words. Empty: the whole article's prose must.
+    touched: what the edit may change: section headings (LEAD for the lead and
+      its banner) and Parts. Each named section that existed must keep `floor` of
+      its words and, unless Part.CODE is named, its code blocks; every part not
+      named must read the same as before, up to what NORMALIZE rewrites
+      (footnote numbers, link spelling, {{stub}}, blank lines, line endings).
     allow_dropped: conv hashes an edit may drop on purpose (a corrected error).
     known_stems: when given, a new wikilink must resolve to one of them.
     stem: the file's stem; when given, the H1 must be its title.
     """
     if not 0.0 <= floor <= 1.0:
         raise ValueError(f"floor {floor} must be between 0 and 1")
+    named = list(touched)
+    headings = [t for t in named if isinstance(t, str)]
+    parts = {t for t in named if isinstance(t, Part)}
     old = parse(before) if before is not None else None
     new = parse(after)
     found: list[Rejection] = []
@@ -112,7 +113,14 @@ def check(
     found += _citations(old, new, set(allow_dropped))
     found += _footnotes(old, new)
     if old is not None and before is not None:
-        found += _word_floor(before, after, old, new, touched, floor)
+        found += _word_floor(before, after, headings, floor)
+        found += [Rejection("part_changed", d) for d in changed_parts(old, new, headings, parts)]
+        if Part.CODE not in parts:
+            found += [Rejection("code_lost", d) for d in lost_code(old, new)]
+    found += [
+        Rejection("placeholder_leak", f"{p!r} is a schematic placeholder, not text to copy")
+        for p in leaks(before or "", after)
+    ]
     found += _links(old, new, before, after, known_stems)
     return GateResult(tuple(found))
 
@@ -194,75 +202,34 @@ def _footnotes(old: Article | None, new: Article) -> list[Rejection]:
     return out
 
 
-def _word_floor(
-    before: str,
-    after: str,
-    old: Article,
-    new: Article,
-    touched: Sequence[str],
-    floor: float,
-) -> list[Rejection]:
+def _word_floor(before: str, after: str, touched: list[str], floor: float) -> list[Rejection]:
     # The floor as an exact decimal: 7 of 10 words passes 0.7, float rounding aside.
     share = Fraction(repr(floor))
-    pairs: list[tuple[str, int, int | None]] = []
-    if not touched:
-        pairs.append(("the article", prose_words(old), prose_words(new)))
+    out = []
     for heading in dict.fromkeys(touched):
         was = extract_section(before, heading)
         if was is None:
             continue
         now = extract_section(after, heading)
         name = "the lead" if heading_key(heading) == LEAD else repr(heading)
-        pairs.append((name, words(was), None if now is None else words(now)))
-    out = []
-    for name, was_n, now_n in pairs:
-        if now_n is None:
+        was_n = words(was)
+        if now is None:
             out.append(Rejection("word_floor", f"section {name} is gone"))
-        elif was_n and now_n < share * was_n:
+        elif was_n and (now_n := words(now)) < share * was_n:
             out.append(Rejection("word_floor", f"{name} kept {now_n} of {was_n} words"))
     return out
 
 
-def unsafe_link(target: str, *, wikilink: bool) -> str | None:
-    """Why a link target could leave the vault, or None when it is safe."""
-    t = target.strip()
-    if wikilink:
-        if "/" in t or "\\" in t:
-            return "a path separator"
-        if t in (".", ".."):
-            return "a dot segment"
-        if re.match(r"^[A-Za-z]:", t):
-            return "a drive letter"
-        if t.lower().startswith("file:"):
-            return "a file: URL"
-        return None
-    t = unquote(t.strip("<>"))
-    if t.startswith("#"):
-        return None
-    m = _SCHEME.match(t)
-    if m:
-        scheme = m.group(1).lower()
-        if len(scheme) == 1:
-            return "a drive letter"
-        return None if scheme in _SAFE_SCHEMES else f"a {scheme}: URL"
-    if t.startswith(("/", "\\", "~")):
-        return "an absolute path"
-    if ".." in re.split(r"[\\/]", t):
-        return "a '..' segment"
-    if "/" in t or "\\" in t:
-        return "a path separator"
-    return None
-
-
-def _link_targets(article: Article, text: str) -> set[tuple[bool, str]]:
-    """(is wikilink, target) for every link in the article outside code."""
-    body = text[len(article.frontmatter or "") :]
-    found = {(True, link.target) for link in article_wikilinks(article) + wikilinks(body)}
-    masked = mask_code(body)
-    infobox = "\n".join(v for _, v in article.infobox or ())
-    for scan in (masked, infobox):
-        for rx in (_MD_LINK, _REF_DEF, _AUTOLINK, _HTML_ATTR):
-            found |= {(False, m.group(1)) for m in rx.finditer(scan)}
+def _link_targets(article: Article, text: str) -> set[tuple[LinkKind, str]]:
+    """(kind, target) for every link outside code; banner, infobox and properties included."""
+    frontmatter, body = split_frontmatter(text)
+    found = link_targets(body)
+    # Obsidian shows `[[links]]` in properties; nothing else there is a link.
+    found |= {("wikilink", link.target) for link in wikilinks(frontmatter)}
+    if article.banner:
+        found.add(("wikilink", article.banner))
+    for _, value in article.infobox or ():
+        found |= link_targets(value)
     return found
 
 
@@ -276,15 +243,15 @@ def _links(
     now = _link_targets(new, after)
     was = _link_targets(old, before) if old is not None and before is not None else set()
     out = []
-    for is_wiki, target in sorted(now - was):
-        why = unsafe_link(target, wikilink=is_wiki)
+    for kind, target in sorted(now - was):
+        why = unsafe_link(target, kind)
         if why is not None:
             out.append(Rejection("path_escape", f"link target {target!r} has {why}"))
     if known_stems is not None:
         known = {heading_key(title_for_stem(s)) for s in known_stems}
         if new.title:
             known.add(heading_key(new.title))
-        known |= {heading_key(t) for w, t in was if w}
+        known |= {heading_key(t) for kind, t in was if kind == "wikilink"}
         for link in article_wikilinks(new):
             key = heading_key(link.target)
             if link.embed or category_name(link) or not key or key in known:

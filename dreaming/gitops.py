@@ -8,19 +8,40 @@ history always shows who wrote what. `.dreaming/` is never committed.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import git
 
-from dreaming.errors import GitError
+from dreaming.errors import GitError, UnsafePathError
 
 PIPELINE_AUTHOR = git.Actor("dreaming", "dreaming@localhost")
 FALLBACK_PERSON = git.Actor("You", "you@localhost")
 RUN_TRAILER = "Dreaming-Run"
 _LOCK_RETRIES = 10
 _LOCK_WAIT = 0.5
+# (file in the git folder, what it means, how the person ends it)
+_IN_PROGRESS = (
+    ("MERGE_HEAD", "merge", "finish it (git commit) or abort it (git merge --abort)"),
+    (
+        "rebase-merge",
+        "rebase",
+        "finish it (git rebase --continue) or abort it (git rebase --abort)",
+    ),
+    ("rebase-apply", "rebase or am", "finish it (--continue) or abort it (--abort)"),
+    (
+        "CHERRY_PICK_HEAD",
+        "cherry-pick",
+        "finish it (git cherry-pick --continue) or abort it (git cherry-pick --abort)",
+    ),
+    ("REVERT_HEAD", "revert", "finish it (git revert --continue) or abort it (git revert --abort)"),
+    ("BISECT_LOG", "bisect", "end it (git bisect reset)"),
+)
 
 
 class VaultRepo:
@@ -101,16 +122,101 @@ class VaultRepo:
         return self._commit(rels, body, PIPELINE_AUTHOR)
 
     def _commit(self, rels: list[str], message: str, author: git.Actor) -> str:
+        """Commit `rels` as they are on disk, touching the person's index only on success.
+
+        The commit is built in a scratch index from HEAD, so a failure anywhere
+        leaves the index exactly as it was: nothing of ours ends up staged for
+        the person's next commit. The real index is locked as git locks it, and
+        only the committed paths' entries change.
+        """
+        self.check_ready()
+        with self._index_lock() as index:
+            parent = self._head()
+            with tempfile.TemporaryDirectory(prefix="dreaming-commit-") as tmp:
+                scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+                if parent:
+                    self._git("read-tree", parent, env=scratch)
+                self._git("update-index", "--add", "--remove", "--", *rels, env=scratch)
+                tree = self._git("write-tree", env=scratch).strip()
+                text = Path(tmp) / "message"
+                text.write_text(message.rstrip("\n") + "\n", encoding="utf-8")
+                sha = self._commit_tree(tree, parent, text, author)
+            subject = message.split("\n", 1)[0]
+            kind = "commit" if parent else "commit (initial)"
+            self._git("update-ref", "-m", f"{kind}: {subject}", "HEAD", sha, parent or "")
+            self._git("reset", "-q", sha, "--", *rels, env={"GIT_INDEX_FILE": str(index)})
+        return sha
+
+    def _commit_tree(self, tree: str, parent: str | None, message: Path, author: git.Actor) -> str:
         env = {
             "GIT_AUTHOR_NAME": author.name or "",
             "GIT_AUTHOR_EMAIL": author.email or "",
             "GIT_COMMITTER_NAME": author.name or "",
             "GIT_COMMITTER_EMAIL": author.email or "",
         }
-        self._git("add", "--all", "--", *rels)
-        # Paths on the command line mean --only: these paths, nothing else staged.
-        self._git("commit", "--no-verify", "-q", "-m", message, "--", *rels, env=env)
-        return str(self.repo.head.commit.hexsha)
+        parents = ["-p", parent] if parent else []
+        return self._git("commit-tree", tree, *parents, "-F", str(message), env=env).strip()
+
+    def _head(self) -> str | None:
+        return str(self.repo.head.commit.hexsha) if self.has_commits() else None
+
+    def check_ready(self) -> None:
+        """Refuse to commit while the person is in the middle of a git operation.
+
+        A commit then would land inside their merge, rebase or cherry-pick, or
+        on no branch at all, where it is easily lost.
+        """
+        for marker, what, finish in _IN_PROGRESS:
+            if (self.git_dir / marker).exists():
+                raise GitError(
+                    f"{self.root}: a {what} is in progress; {finish}, then run dreaming again"
+                )
+        if self.repo.head.is_detached:
+            raise GitError(
+                f"{self.root}: no branch is checked out (detached HEAD); "
+                "check one out (git switch main), then run dreaming again"
+            )
+
+    @contextmanager
+    def _index_lock(self) -> Iterator[Path]:
+        """Hold git's lock on the index; yield a copy to edit, which replaces it on success."""
+        real = self.git_dir / "index"
+        lock = real.with_name(real.name + ".lock")
+        for attempt in range(_LOCK_RETRIES):
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                break
+            except FileExistsError:
+                if attempt == _LOCK_RETRIES - 1:
+                    raise GitError(_lock_message(lock)) from None
+                time.sleep(_LOCK_WAIT)
+        try:
+            with tempfile.TemporaryDirectory(prefix="dreaming-index-") as tmp:
+                copy = Path(tmp) / "index"
+                if real.exists():
+                    shutil.copyfile(real, copy)
+                yield copy
+                with os.fdopen(fd, "wb") as f:
+                    fd = -1
+                    f.write(copy.read_bytes())
+                    f.flush()
+                    os.fsync(f.fileno())
+            os.replace(lock, real)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            lock.unlink(missing_ok=True)
+            raise
+
+    def is_ignored(self, rel: str) -> bool:
+        """Whether git's ignore rules (any .gitignore, info/exclude) keep `rel` out."""
+        try:
+            self.repo.git.execute(["git", "check-ignore", "-q", "--no-index", "--", rel])
+        except git.GitCommandError as e:
+            if e.status == 1:
+                return False
+            raise GitError(f"{self.root}: git check-ignore failed: {git_said(e)}") from e
+        return True
 
     def git_path(self, name: str) -> Path:
         """Where git keeps `name` (`info/exclude`, `index.lock`), worktrees included."""
@@ -118,7 +224,10 @@ class VaultRepo:
 
     def _rel(self, path: Path) -> str:
         p = path if path.is_absolute() else self.root / path
-        return p.resolve().relative_to(self.root.resolve()).as_posix()
+        resolved, root = p.resolve(), self.root.resolve()
+        if resolved != root and root not in resolved.parents:
+            raise UnsafePathError(f"{path}: outside the vault {root}; refusing to commit it")
+        return resolved.relative_to(root).as_posix()
 
     def _git(self, *args: str, env: dict[str, str] | None = None) -> str:
         """Run git, retrying while another process holds the index lock."""
@@ -131,17 +240,46 @@ class VaultRepo:
                 )
                 return out
             except git.GitCommandError as e:
-                if "index.lock" in str(e) and attempt < _LOCK_RETRIES - 1:
+                lock = held_lock(e)
+                if lock is not None and attempt < _LOCK_RETRIES - 1:
                     time.sleep(_LOCK_WAIT)
                     continue
-                if "index.lock" in str(e):
-                    raise GitError(
-                        f"{self.git_dir / 'index.lock'} is held by another git process or left "
-                        "by a crash; "
-                        "if no git command is running in the vault, delete that file"
-                    ) from e
-                detail = (e.stderr or str(e)).strip().splitlines()
-                raise GitError(
-                    f"{self.root}: git {args[0]} failed: {detail[-1] if detail else e}"
-                ) from e
+                if lock is not None:
+                    raise GitError(_lock_message(self.root / lock)) from e
+                raise GitError(f"{self.root}: git {args[0]} failed: {git_said(e)}") from e
         raise AssertionError("unreachable")
+
+
+def _lock_message(lock: Path) -> str:
+    return (
+        f"{lock} is held by another git process or left by a crash; "
+        "if no git command is running in the vault, delete that file"
+    )
+
+
+def _stderr_lines(error: git.GitCommandError) -> list[str]:
+    # GitPython wraps git's stderr as `stderr: '…'`.
+    text = str(error.stderr or "").strip().removeprefix("stderr:").strip().strip("'")
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def git_said(error: git.GitCommandError) -> str:
+    """Git's own complaint in one line: its fatal/error line, else its last line."""
+    lines = _stderr_lines(error)
+    for line in lines:
+        if line.startswith(("fatal:", "error:")):
+            return line
+    return lines[-1] if lines else str(error).splitlines()[0]
+
+
+def held_lock(error: git.GitCommandError) -> str | None:
+    """The lock file (index.lock, a branch's .lock) that made git give up, if that was why."""
+    marker = "Unable to create '"
+    for line in _stderr_lines(error):
+        start = line.find(marker)
+        if start < 0:
+            continue
+        end = line.find("'", start + len(marker))
+        if end > 0 and line[:end].endswith(".lock"):
+            return line[start + len(marker) : end]
+    return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -42,6 +43,13 @@ _FOOTNOTE = re.compile(r"`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),([^()\r
 _DASHES = "\u2014\u2013-"
 _DELIMITER_CELL = re.compile(r"[ \t]*:?-+:?[ \t]*")
 _CATEGORY = re.compile(r"[ \t]*category[ \t]*:(.*)", re.IGNORECASE | re.DOTALL)
+# Scripts written without spaces between words: Thai, Lao, Tibetan, Myanmar, Khmer,
+# kana, Han (with its extension planes) and Yi.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f]"
+)
 
 
 @dataclass(frozen=True)
@@ -176,7 +184,7 @@ def wikilinks(text: str) -> list[WikiLink]:
         inner = text[m.start(2) : m.end(2)]
         if not inner.strip():
             continue
-        target, bar, alias = _split_alias(inner)
+        target, bar, alias = split_alias(inner)
         target, hash_, anchor = target.partition("#")
         out.append(
             WikiLink(
@@ -191,7 +199,7 @@ def wikilinks(text: str) -> list[WikiLink]:
     return out
 
 
-def _split_alias(inner: str) -> tuple[str, str, str]:
+def split_alias(inner: str) -> tuple[str, str, str]:
     """(target, "|" or "", alias). A table writes the bar `\\|`; its `\\` is not the target's."""
     target, bar, alias = inner.partition("|")
     if bar and target.endswith("\\"):
@@ -247,19 +255,31 @@ def is_category_line(line: str) -> bool:
 
 def _shown(m: re.Match[str]) -> str:
     """A wikilink as the reader sees it; embeds and category links show nothing."""
-    target, bar, alias = _split_alias(m.group(2))
+    target, bar, alias = split_alias(m.group(2))
     if m.group(1) or _CATEGORY.match(target):
         return " "
     return " " + (alias if bar and alias.strip() else target.split("#")[0].replace("_", " "))
 
 
+def text_units(line: str) -> int:
+    """How much text a line holds, in words, for every script.
+
+    A space-separated token with a letter or digit is one word; in scripts
+    written without spaces each letter or digit counts as one, so cutting half
+    of a Chinese or Thai paragraph halves its measure as it would an English one.
+    """
+    unspaced = sum(unicodedata.category(c)[0] in "LN" for c in _UNSPACED.findall(line))
+    spaced = _UNSPACED.sub(" ", line).split()
+    return unspaced + sum(1 for tok in spaced if any(c.isalnum() for c in tok))
+
+
 def words(text: str) -> int:
-    """Words of prose: code, headings, definitions, templates and markers do not count."""
+    """Words of prose (text_units); code, headings, definitions, templates, markers don't count."""
     count = 0
     for raw in split_lines(mask_code(text)):
         line = line_content(raw)
         if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
             continue
         line = MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))
-        count += sum(1 for tok in line.split() if any(c.isalnum() for c in tok))
+        count += text_units(line)
     return count

@@ -2,22 +2,32 @@
 
 An existing folder or vault keeps every file it has: init copies a seed file
 only where nothing exists at that path, and commits only the files it added,
-never a person's pending changes.
+never a person's pending changes. Every refusal comes before the first write,
+so a refused init leaves the folder as it found it.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dreaming.errors import VaultError
+from dreaming.errors import GitError, VaultError
 from dreaming.gitops import VaultRepo
 from dreaming.ledger import Ledger
 from dreaming.resources import data_dir
-from dreaming.vault import FOLDERS, STATE_DIR, Vault
+from dreaming.vault import FOLDERS, LAYOUT, STATE_DIR, Vault
 
 IGNORED = f"{STATE_DIR}/"
+# The seed .gitignore's rules, for a folder whose own rules let transcripts in:
+# they can hold secrets.
+TRANSCRIPT_NOTE = (
+    "# dreaming: transcripts in Raw/ can hold secrets; delete the two lines below to version them"
+)
+TRANSCRIPT_RULES = ("Raw/*", "!Raw/README.md")
+# Transcript-like names: when git ignores them all, the rules are already in place.
+RAW_PROBES = ("Raw/a.jsonl", "Raw/a.json", "Raw/a.md", "Raw/sub/a.jsonl")
 
 CONFIG_TEMPLATE = """\
 # dreaming settings for this vault on this machine (not committed).
@@ -45,47 +55,127 @@ def init_vault(path: Path) -> InitReport:
     root = Path(path).expanduser()
     if root.exists() and not root.is_dir():
         raise VaultError(f"{root}: is a file, not a folder; choose a folder for the vault")
-    root.mkdir(parents=True, exist_ok=True)
+    if _is_bare_repository(root):
+        raise GitError(
+            f"{root}: is a bare git repository (no working files); "
+            "make the vault in a clone of it, or in a new folder"
+        )
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise VaultError(
+            f"{root}: cannot create the folder ({e.strerror}); choose a folder you can write to"
+        ) from e
     root = root.resolve()
     vault = Vault(root)
     report = InitReport(vault=vault)
+    seeds = _seed_plan()
+    _refuse_unsafe(vault, seeds)
+    first = not vault.state.exists()
+    report.created_repo = not (root / ".git").exists()
+
     for folder in FOLDERS:
         (root / folder).mkdir(exist_ok=True)
-    _copy_missing(data_dir("vault_seed"), root, report)
-    _copy_missing(data_dir("meta_templates"), root / "Meta", report)
+    leftovers = _copy_missing(seeds, report)
     vault.logs.mkdir(parents=True, exist_ok=True)
     config = vault.state / "config.toml"
     if not config.exists():
         config.write_text(CONFIG_TEMPLATE, encoding="utf-8")
     Ledger(vault.ledger_path).close()
 
-    report.created_repo = not (root / ".git").exists()
     repo = VaultRepo.init(root)
-    _exclude_state(repo)
+    _keep_out_of_git(repo, first)
+    # A seed file left untracked by an init that stopped before its commit (a
+    # stale lock, a crash) is init's own work: this run commits it.
+    unfinished = set(repo.dirty_paths([root / rel for rel in leftovers]))
+    report.added += [rel for rel in leftovers if rel in unfinished]
+    report.kept = [rel for rel in report.kept if rel not in unfinished]
     added = [root / rel for rel in report.added]
     report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
     return report
 
 
-def _copy_missing(src: Path, dst: Path, report: InitReport) -> None:
-    for item in sorted(src.rglob("*")):
-        if not item.is_file() or item.name == "__init__.py" or "__pycache__" in item.parts:
-            continue
-        target = dst / item.relative_to(src)
-        rel = target.relative_to(report.vault.root).as_posix()
-        if target.exists() or target.is_symlink():
+def _refuse_unsafe(vault: Vault, seeds: dict[str, Path]) -> None:
+    """Every reason to refuse, checked before init writes anything."""
+    root = vault.root
+    missing = [rel for rel in seeds if not _present(root / rel)]
+    # A seed folder such as .obsidian/ may be a link to settings shared between
+    # vaults, as long as init has nothing to write through it.
+    folders = (*LAYOUT, *sorted({rel.split("/")[0] for rel in missing if "/" in rel}))
+    vault.check_layout(folders)
+    for rel in missing:
+        vault.inside(root / rel)
+    _check_writable([root, *(root / name for name in folders)])
+    if (root / ".git").exists():
+        VaultRepo(root).check_ready()
+
+
+def _seed_plan() -> dict[str, Path]:
+    """Vault-relative target → seed file, for every file init may lay down."""
+    plan: dict[str, Path] = {}
+    for src, prefix in ((data_dir("vault_seed"), ""), (data_dir("meta_templates"), "Meta/")):
+        for item in sorted(src.rglob("*")):
+            if not item.is_file() or item.name == "__init__.py" or "__pycache__" in item.parts:
+                continue
+            plan[prefix + item.relative_to(src).as_posix()] = item
+    return plan
+
+
+def _copy_missing(seeds: dict[str, Path], report: InitReport) -> list[str]:
+    """Copy each seed where nothing exists; return the kept files identical to their seed."""
+    root = report.vault.root
+    same: list[str] = []
+    for rel, item in seeds.items():
+        target = root / rel
+        if _present(target):
             report.kept.append(rel)
+            if _own_file(target, root) and target.read_bytes() == item.read_bytes():
+                same.append(rel)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(item, target)
         report.added.append(rel)
+    return same
 
 
-def _exclude_state(repo: VaultRepo) -> None:
-    """Keep .dreaming/ out of git even when the person's own .gitignore lacks it."""
+def _check_writable(folders: list[Path]) -> None:
+    for folder in folders:
+        if folder.is_dir() and not os.access(folder, os.W_OK):
+            raise VaultError(
+                f"{folder}: not writable; give yourself write access to it "
+                "(or choose another folder), then run again"
+            )
+
+
+def _own_file(path: Path, root: Path) -> bool:
+    """A plain file of the vault itself: no link to it or above it inside the vault."""
+    return path.is_file() and path.resolve() == root / path.relative_to(root)
+
+
+def _present(path: Path) -> bool:
+    # A link counts, even a broken one: it is the person's, and never written through.
+    return path.exists() or path.is_symlink()
+
+
+def _is_bare_repository(root: Path) -> bool:
+    # Git's own test for a repository folder: HEAD, objects/ and refs/ in it.
+    return (root / "HEAD").is_file() and (root / "objects").is_dir() and (root / "refs").is_dir()
+
+
+def _keep_out_of_git(repo: VaultRepo, first: bool) -> None:
+    """The protection a fresh vault's .gitignore gives, for a folder with its own rules.
+
+    Written to .git/info/exclude, never to the person's .gitignore. `.dreaming/`
+    is always kept out. Transcripts are checked at the vault's first init only:
+    a person who later chooses to version them is not overruled by a second init.
+    """
     exclude = repo.git_path("info/exclude")
     exclude.parent.mkdir(parents=True, exist_ok=True)
     text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
-    if IGNORED not in text.splitlines():
+    lines = text.splitlines()
+    wanted = [] if IGNORED in lines else [IGNORED]
+    if first and TRANSCRIPT_NOTE not in lines and not all(map(repo.is_ignored, RAW_PROBES)):
+        wanted += [TRANSCRIPT_NOTE, *TRANSCRIPT_RULES]
+    if wanted:
         sep = "" if not text or text.endswith("\n") else "\n"
-        exclude.write_text(f"{text}{sep}{IGNORED}\n", encoding="utf-8")
+        exclude.write_text(text + sep + "\n".join(wanted) + "\n", encoding="utf-8")

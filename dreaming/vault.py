@@ -21,6 +21,12 @@ from dreaming.errors import ConflictError, UnsafePathError, VaultError
 
 STATE_DIR = ".dreaming"
 FOLDERS = ("Raw", "articles", "Meta", "Talk", "Log")
+# Everything dreaming writes into: a link here leading out of the vault would
+# carry those writes (and the person's transcripts) somewhere else.
+LAYOUT = (*FOLDERS, STATE_DIR)
+# Kept out of git by name (.gitignore, info/exclude): through a link, their files
+# would show up in git under the link's target, where no rule keeps them out.
+PRIVATE = ("Raw", STATE_DIR)
 
 
 def checksum(data: bytes | str) -> str:
@@ -45,7 +51,29 @@ class Vault:
             raise VaultError(
                 f"{root}: not a dreaming vault (no Raw/ or .dreaming/); run: dreaming init {root}"
             )
-        return cls(root.resolve())
+        vault = cls(root.resolve())
+        vault.check_layout()
+        return vault
+
+    def check_layout(self, names: tuple[str, ...] = LAYOUT) -> None:
+        """Refuse a vault whose folders are not its own: a link leading outside, or a file."""
+        for name in names:
+            path = self.root / name
+            target = path.resolve()
+            if target != self.root and self.root not in target.parents:
+                raise VaultError(
+                    f"{path}: a link to {target}, outside the vault; dreaming writes there, "
+                    "so replace the link with a folder inside the vault, then run again"
+                )
+            if name in PRIVATE and path.is_symlink():
+                raise VaultError(
+                    f"{path}: a link to {target}; git keeps {name}/ out of the repository only "
+                    "by its name, so replace the link with a real folder, then run again"
+                )
+            if path.exists() and not path.is_dir():
+                raise VaultError(
+                    f"{path}: is a file, not a folder; move it out of the way, then run again"
+                )
 
     @property
     def raw(self) -> Path:

@@ -11,10 +11,11 @@ newline), and its code fences carry lines that look like structure
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
+from dreaming.article import parse, render, tail_rank
 from dreaming.errors import UnsafePathError
 from dreaming.markup import Footnote, footnote_def_line
 from dreaming.titles import stem_for_title, title_for_stem
@@ -265,3 +266,25 @@ near_markdown = st.lists(st.one_of(st.sampled_from(TOKENS), st.text(max_size=3))
 
 def well_formed_footnote(n: int) -> Footnote:
     return Footnote(n, f"{n:08x}", "2024-01-02", "claude", f"talk {n}")
+
+
+COMMENTS = ("<!-- kept by the person -->", "%% an Obsidian note %%", "<!--\nmulti-line\n-->")
+
+
+@st.composite
+def rich_articles(draw: st.DrawFn) -> GenArticle:
+    """A generated article that may also carry frontmatter and HTML / Obsidian comments."""
+    g = draw(articles())
+    article = parse(g.text)
+    sections = list(article.sections)
+    for i, s in enumerate(sections):
+        if not tail_rank(s) and draw(st.booleans()):
+            sections[i] = replace(s, body=s.body + "\n\n" + draw(st.sampled_from(COMMENTS)))
+    lead = article.lead
+    if draw(st.booleans()):
+        lead += "\n\n" + draw(st.sampled_from(COMMENTS))
+    frontmatter = article.frontmatter
+    if draw(st.booleans()):
+        frontmatter = article.eol.join(["---", "tags: [one, two]", "---", ""])
+    text = render(replace(article, sections=tuple(sections), lead=lead, frontmatter=frontmatter))
+    return replace(g, text=text)

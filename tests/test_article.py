@@ -729,3 +729,8 @@ def test_an_infobox_below_a_categories_line_is_reported() -> None:
     text = "# T\n\ncategories: [[Category:Tools]]\n\n```info\nkind: thing\n```\n\nLead. {{stub}}\n"
     assert parse(text).infobox is None
     assert any("```info block" in p for p in problems(parse(text), stem="T"))
+
+
+def test_a_footnote_marker_is_no_part_of_a_heading_name() -> None:
+    assert heading_key("Price[^1]") == heading_key("price")
+    assert parse("# T\n\n## Price[^2]\n\nx\n").section("Price") is not None

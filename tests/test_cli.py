@@ -61,3 +61,35 @@ def test_status_without_a_vault_says_how_to_make_one(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "dreaming init" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_ingest_and_status_refuse_a_raw_folder_linked_outside_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    dreaming("init", str(root))
+    elsewhere = tmp_path / "transcripts"
+    elsewhere.mkdir()
+    (root / "Raw").rename(tmp_path / "old-raw")
+    (root / "Raw").symlink_to(elsewhere)
+    for command in ("ingest", "status"):
+        result = dreaming(command, "--vault", str(root))
+        assert result.returncode == 1
+        [line] = result.stderr.strip().splitlines()
+        assert line.startswith(f"dreaming: error: {root / 'Raw'}: a link to {elsewhere}")
+
+
+def test_init_shows_a_path_with_control_characters_and_brackets_as_text(tmp_path: Path) -> None:
+    root = tmp_path / "my[red]vault\x1b[31m\nsecond"
+    result = dreaming("init", str(root))
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout
+    assert "my[red]vault\\x1b[31m\\nsecond: added" in result.stdout
+
+
+def test_an_error_naming_a_path_with_control_characters_stays_one_line(tmp_path: Path) -> None:
+    f = tmp_path / "evil\x1b]0;title\x07\nname"
+    f.write_text("x")
+    result = dreaming("status", "--vault", str(f))
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert "\x1b" not in line
+    assert "evil\\x1b]0;title\\x07\\nname: is a file" in line

@@ -4,9 +4,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from git import GitCommandError
 
 from dreaming import gitops
-from dreaming.errors import GitError
+from dreaming.errors import GitError, UnsafePathError
 from dreaming.gitops import VaultRepo
 from dreaming.vault import Vault
 
@@ -105,3 +106,64 @@ def test_a_bracketed_name_never_sweeps_in_a_similar_file(vault: Vault) -> None:
     repo.commit_pipeline([ours], "write a[1]", "r1")
     assert git(vault, "show", "--name-only", "--format=", "HEAD").split() == ["articles/a[1].md"]
     assert "articles/a1.md" in repo.dirty_paths()
+
+
+def test_a_failed_commit_leaves_the_index_as_it_found_it(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
+    mine = vault.root / "NOTES.md"
+    mine.write_text("my staged notes\n")
+    git(vault, "add", "NOTES.md")
+    staged = git(vault, "diff", "--cached", "--name-status")
+    (vault.root / ".git" / "refs" / "heads" / "main.lock").write_text("")
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    with pytest.raises(GitError, match=r"main\.lock is held by another git process"):
+        VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
+    assert git(vault, "diff", "--cached", "--name-status") == staged
+    assert "?? articles/Thing.md" in git(vault, "status", "--porcelain")
+
+
+def test_a_signing_setting_does_not_block_the_pipelines_commits(vault: Vault) -> None:
+    git(vault, "config", "commit.gpgsign", "true")
+    git(vault, "config", "user.signingkey", "no-such-key")
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    assert VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1") is not None
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_committed_deletion_leaves_nothing_staged(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    repo.commit_pipeline([page], "create Thing", "r1")
+    page.unlink()
+    repo.commit_pipeline([page], "delete Thing", "r2")
+    assert "articles/Thing.md" not in git(vault, "ls-files")
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_the_commit_message_is_kept_as_given(vault: Vault) -> None:
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
+    assert git(vault, "log", "-1", "--format=%B") == "create Thing\n\nDreaming-Run: r1\n\n"
+    assert "commit: create Thing" in git(vault, "reflog", "-1")
+
+
+def test_a_git_failure_reads_as_git_said_it() -> None:
+    failure = GitCommandError(
+        ["git", "commit"],
+        128,
+        b"hint: see above\nfatal: cannot do a partial commit during a merge.\n",
+    )
+    assert gitops.git_said(failure) == "fatal: cannot do a partial commit during a merge."
+
+
+def test_a_path_outside_the_vault_is_refused_in_one_line(vault: Vault, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("x\n")
+    with pytest.raises(UnsafePathError, match="outside the vault"):
+        VaultRepo(vault.root).commit_pipeline([outside], "x", "r1")

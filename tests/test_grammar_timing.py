@@ -31,6 +31,7 @@ from dreaming.markup import (
 )
 from dreaming.normalize import normalize
 from dreaming.sections import replace_section
+from dreaming.titles import heading_key
 from dreaming.validate import problems
 
 N = 2000
@@ -106,6 +107,7 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
         _normalized,
         lambda n: "# T\n\nx[^1]\n\n## References\n\n[^1]: a\n" + ("    " + SP * n + "\n") * 4,
     ),
+    "heading key of marker openers": (heading_key, lambda n: "[^" * n + "x" * n),
     "comment openers never closed": (mask_code, lambda n: "<!--" * n + "%% " * n),
     "table row of pipes": (_normalized, lambda n: "# T\n\n| a |\n| - |\n" + "|" * n + "[[t]]\n"),
     "section replace of a long heading": (_replaced, lambda n: "## A" + SP * n + "#" * n),

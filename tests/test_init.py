@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from dreaming.errors import VaultError
+from dreaming import gitops
+from dreaming.errors import GitError, VaultError
 from dreaming.scaffold import init_vault
 
 META_PAGES = {
@@ -112,3 +114,190 @@ def test_init_works_in_a_git_worktree(tmp_path: Path) -> None:
     report = init_vault(tmp_path / "wt")
     assert report.commit is not None
     assert git(tmp_path / "wt", "status", "--porcelain") == ""
+
+
+def existing_repo(root: Path, gitignore: str | None = None) -> Path:
+    """A folder already under git, with the person's own first commit."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "diary.md").write_text("day one\n")
+    if gitignore is not None:
+        (root / ".gitignore").write_text(gitignore)
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "mine")
+    return root
+
+
+def test_transcripts_stay_out_of_git_in_a_folder_with_its_own_gitignore(tmp_path: Path) -> None:
+    root = existing_repo(tmp_path / "v", gitignore="*.tmp\n")
+    init_vault(root)
+    (root / "Raw" / "chat.jsonl").write_text('{"api_key": "sk-secret"}\n')
+    git(root, "add", "-A")
+    assert "Raw/chat.jsonl" not in git(root, "diff", "--cached", "--name-only")
+    assert "Raw/README.md" in git(root, "ls-files")
+    assert (root / ".gitignore").read_text() == "*.tmp\n"
+
+
+def test_rules_already_in_the_gitignore_are_not_repeated(tmp_path: Path) -> None:
+    root = existing_repo(tmp_path / "v", gitignore="Raw/\n.dreaming/\n")
+    init_vault(root)
+    init_vault(root)
+    exclude = (root / ".git" / "info" / "exclude").read_text().splitlines()
+    assert "Raw/*" not in exclude
+    assert exclude.count(".dreaming/") == 1
+
+
+def test_a_fresh_vault_keeps_its_transcript_rules_in_its_gitignore_only(tmp_path: Path) -> None:
+    root = init_vault(tmp_path / "v").vault.root
+    assert "Raw/*" in (root / ".gitignore").read_text().splitlines()
+    assert "Raw/*" not in (root / ".git" / "info" / "exclude").read_text().splitlines()
+
+
+def test_a_second_init_respects_a_choice_to_version_transcripts(tmp_path: Path) -> None:
+    root = existing_repo(tmp_path / "v", gitignore="*.tmp\n")
+    init_vault(root)
+    exclude = root / ".git" / "info" / "exclude"
+    kept = [line for line in exclude.read_text().splitlines() if not line.startswith("Raw/")]
+    exclude.write_text("\n".join(kept) + "\n")
+    init_vault(root)
+    (root / "Raw" / "chat.jsonl").write_text("{}\n")
+    git(root, "add", "-A")
+    assert "Raw/chat.jsonl" in git(root, "diff", "--cached", "--name-only")
+
+
+def conflicted_merge(root: Path) -> None:
+    existing_repo(root)
+    me = ("-c", "user.name=P", "-c", "user.email=p@x")
+    git(root, "checkout", "-qb", "other")
+    (root / "diary.md").write_text("theirs\n")
+    git(root, *me, "commit", "-qam", "theirs")
+    git(root, "checkout", "-q", "main")
+    (root / "diary.md").write_text("ours\n")
+    git(root, *me, "commit", "-qam", "ours")
+    subprocess.run(["git", *me, "merge", "-q", "other"], cwd=root, capture_output=True)
+
+
+def test_init_during_a_merge_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    conflicted_merge(root)
+    before = git(root, "status", "--porcelain")
+    with pytest.raises(GitError, match=r"merge is in progress.*git merge --abort"):
+        init_vault(root)
+    assert git(root, "status", "--porcelain") == before
+    assert not (root / "STATION.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("start", "named"),
+    [
+        (("rebase", "other"), "rebase"),
+        (("cherry-pick", "other"), "cherry-pick"),
+    ],
+)
+def test_init_during_a_rebase_or_cherry_pick_is_refused(
+    tmp_path: Path, start: tuple[str, ...], named: str
+) -> None:
+    root = tmp_path / "v"
+    conflicted_merge(root)
+    git(root, "merge", "--abort")
+    me = ("-c", "user.name=P", "-c", "user.email=p@x")
+    subprocess.run(["git", *me, *start], cwd=root, capture_output=True)
+    with pytest.raises(GitError, match=rf"{named} is in progress"):
+        init_vault(root)
+    assert not (root / "STATION.md").exists()
+
+
+def test_init_on_a_detached_head_is_refused(tmp_path: Path) -> None:
+    root = existing_repo(tmp_path / "v")
+    git(root, "checkout", "-q", "--detach")
+    with pytest.raises(GitError, match="no branch is checked out"):
+        init_vault(root)
+
+
+def test_init_in_a_bare_repository_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "bare"
+    subprocess.run(["git", "init", "-q", "--bare", str(root)], check=True)
+    with pytest.raises(GitError, match="bare git repository"):
+        init_vault(root)
+    assert not (root / "Raw").exists()
+
+
+@pytest.mark.parametrize(
+    "folder", ["Raw", "Meta", "articles", "Talk", "Log", ".dreaming", ".obsidian"]
+)
+def test_a_folder_linked_outside_the_vault_is_refused_before_writing(
+    tmp_path: Path, folder: str
+) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (root / folder).symlink_to(elsewhere)
+    with pytest.raises(VaultError, match=rf"{folder}: a link to .*elsewhere, outside the vault"):
+        init_vault(root)
+    assert list(elsewhere.iterdir()) == []
+    assert not (root / "STATION.md").exists()
+
+
+def test_a_folder_linked_inside_the_vault_is_followed(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    (root / "policy").mkdir(parents=True)
+    (root / "Meta").symlink_to(root / "policy")
+    init_vault(root)
+    assert (root / "policy" / "Entities.md").is_file()
+
+
+def test_a_file_where_a_vault_folder_belongs_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "Raw").write_text("not a folder\n")
+    with pytest.raises(VaultError, match=r"Raw: is a file, not a folder"):
+        init_vault(root)
+    assert not (root / "STATION.md").exists()
+
+
+def test_an_init_stopped_by_a_stale_lock_is_finished_by_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
+    root = existing_repo(tmp_path / "v")
+    lock = root / ".git" / "index.lock"
+    lock.write_text("")
+    with pytest.raises(GitError, match=r"index\.lock is held"):
+        init_vault(root)
+    lock.unlink()
+    report = init_vault(root)
+    assert "Meta/Entities.md" in report.added
+    assert git(root, "status", "--porcelain") == ""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write to a read-only folder")
+def test_a_read_only_folder_is_refused_before_writing(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    root.chmod(0o555)
+    try:
+        with pytest.raises(VaultError, match="not writable; give yourself write access"):
+            init_vault(root)
+        assert list(root.iterdir()) == []
+    finally:
+        root.chmod(0o755)
+
+
+@pytest.mark.parametrize("folder", ["Raw", ".dreaming"])
+def test_a_private_folder_linked_inside_the_vault_is_refused(tmp_path: Path, folder: str) -> None:
+    root = tmp_path / "v"
+    (root / "transcripts").mkdir(parents=True)
+    (root / folder).symlink_to(root / "transcripts")
+    with pytest.raises(VaultError, match=rf"{folder}: a link to .*only by its name"):
+        init_vault(root)
+
+
+def test_a_settings_folder_linked_outside_with_nothing_missing_is_kept(tmp_path: Path) -> None:
+    shared = init_vault(tmp_path / "other").vault.root / ".obsidian"
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / ".obsidian").symlink_to(shared)
+    report = init_vault(root)
+    assert ".obsidian/app.json" in report.kept
+    assert ".obsidian/app.json" not in report.added

@@ -331,3 +331,21 @@ def test_a_commented_see_also_is_not_moved_and_hides_no_section() -> None:
 def test_an_open_fence_that_swallows_see_also_is_rejected_after_normalize() -> None:
     text = "# Some Title\n\nLead. {{stub}}\n\n## A\n\n```\ncode\n\n## See also\n\n- [[Baz]]\n"
     assert "fence_unclosed" in check(None, norm(text), stem="Some_Title").codes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"# Some Title\n\nLead.[^2] {{{{stub}}}}\n\n## Price[^1]\n\nForty.\n\n{REFS}"
+        f"{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n",
+        f"# Some Title\n\n```info\nkind: thing\nprice: 40[^2]\n```\n\nLead.[^1] {{{{stub}}}}\n\n"
+        f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n",
+        TABLE,
+    ],
+)
+def test_the_gate_accepts_what_normalize_rewrites_in_headings_infoboxes_and_tables(
+    text: str,
+) -> None:
+    out = norm(text)
+    assert out != text
+    assert check(text, out, stem="Some_Title").ok

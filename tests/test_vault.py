@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import ConflictError, UnsafePathError, VaultError
-from dreaming.vault import OwnWrites, Vault, checksum, read_text, write_atomic
+from dreaming.vault import LAYOUT, OwnWrites, Vault, checksum, read_text, write_atomic
 
 
 def test_write_creates_a_new_file_when_none_was_expected(tmp_path: Path) -> None:
@@ -90,3 +90,22 @@ def test_open_refuses_a_folder_that_is_not_a_vault(tmp_path: Path) -> None:
 def test_open_refuses_a_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(VaultError, match="no such folder"):
         Vault.open(tmp_path / "nope")
+
+
+@pytest.mark.parametrize("folder", LAYOUT)
+def test_open_refuses_a_vault_whose_folder_became_a_link_outside(
+    vault: Vault, tmp_path: Path, folder: str
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    moved = vault.root / folder
+    moved.rename(tmp_path / "old")
+    moved.symlink_to(elsewhere)
+    with pytest.raises(VaultError, match=rf"{folder}: a link to .*elsewhere, outside the vault"):
+        Vault.open(vault.root)
+
+
+def test_open_accepts_a_folder_linked_inside_the_vault(vault: Vault) -> None:
+    (vault.articles).rename(vault.root / "wiki")
+    (vault.articles).symlink_to(vault.root / "wiki")
+    assert Vault.open(vault.root).root == vault.root

@@ -7,6 +7,7 @@ never a traceback.
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 import sys
 from pathlib import Path
@@ -23,6 +24,13 @@ from dreaming.vault import Vault
 # soft_wrap: an error is one line a person can grep, however narrow the terminal.
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _plain(text: object) -> str:
+    """`text` safe for a terminal: control characters (escape sequences, newlines)
+    shown as Python escapes, so a path or name can neither drive the terminal nor
+    break a one-line message."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text))
 
 
 def _implied_vault() -> Path | None:
@@ -63,18 +71,23 @@ def init(path: Path) -> None:
     from dreaming.scaffold import init_vault
 
     report = init_vault(path)
-    root = report.vault.root
+    shown = _plain(report.vault.root)
+    root = escape(shown)
     if report.added:
         out.print(f"[bold]{root}[/]: added {len(report.added)} files")
         for rel in report.added:
-            out.print(f"  + {rel}")
+            out.print(f"  + {rel}", markup=False)
     else:
         out.print(f"[bold]{root}[/]: already a complete vault; nothing added")
     if report.kept:
         out.print(f"  kept {len(report.kept)} existing files untouched")
     if report.commit:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
-    out.print(f"Next: drop transcripts into {root / 'Raw'} and run: dreaming ingest --vault {root}")
+    raw = _plain(report.vault.raw)
+    out.print(
+        f"Next: drop transcripts into {raw} and run: dreaming ingest --vault {shlex.quote(shown)}",
+        markup=False,
+    )
 
 
 @cli.command()
@@ -227,7 +240,7 @@ def model_run(spec: str, prompt: str, system: str | None) -> None:
 def _print_status(doc: dict[str, Any]) -> None:
     from rich.table import Table
 
-    out.print(f"[bold]{doc['vault']}[/]")
+    out.print(f"[bold]{escape(_plain(doc['vault']))}[/]")
     out.print(
         f"{doc['conversations']} conversations, {doc['messages']} messages, "
         f"{doc['articles']} articles, {doc['redactions']} secrets redacted"
@@ -274,7 +287,7 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except DreamingError as e:
-        err.print(f"dreaming: error: {e}", markup=False, soft_wrap=True)
+        err.print(f"dreaming: error: {_plain(e)}", markup=False, soft_wrap=True)
         sys.exit(e.exit_code)
     except click.exceptions.Abort:
         err.print("dreaming: aborted")
@@ -286,5 +299,5 @@ def main() -> None:
         sys.exit(130)
     except (OSError, sqlite3.Error) as e:
         # A backstop: the system said no (disk full, permissions); still one line.
-        err.print(f"dreaming: error: {e}", markup=False, soft_wrap=True)
+        err.print(f"dreaming: error: {_plain(e)}", markup=False, soft_wrap=True)
         sys.exit(1)
