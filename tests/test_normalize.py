@@ -349,3 +349,11 @@ def test_the_gate_accepts_what_normalize_rewrites_in_headings_infoboxes_and_tabl
     out = norm(text)
     assert out != text
     assert check(text, out, stem="Some_Title").ok
+
+
+def test_the_gate_reads_a_decomposed_stem_as_its_composed_title() -> None:
+    text = "# Café\n\nLead about [[Menu]]. {{stub}}\n"
+    result = check(None, text, stem="Cafe\u0301", known_stems=["Cafe\u0301", "Menu"])
+    assert result.ok
+    linked = "# Menu\n\nServed at [[Café]]. {{stub}}\n"
+    assert check(None, linked, stem="Menu", known_stems=["Cafe\u0301", "Menu"]).ok
