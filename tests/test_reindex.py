@@ -122,3 +122,11 @@ def test_an_article_with_a_bom_keeps_its_kind_and_aliases(vault: Vault, ledger: 
     reindex(vault, ledger)
     assert rows(ledger, "SELECT title, kind FROM entities") == [("Rye Flour", "thing")]
     assert ("rye", "Rye_Flour") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
+
+
+def test_a_cr_only_article_is_read_line_by_line(vault: Vault, ledger: Ledger) -> None:
+    text = "# Bread\r\r```info\rkind: thing\r```\r\r*Main article: [[Sourdough]]*\r\rA loaf.\r"
+    write_article(vault, "Bread", text)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT title, kind FROM entities") == [("Bread", "thing")]
+    assert ("Bread", "Sourdough", "main") in rows(ledger, "SELECT src, dst, via FROM links")
