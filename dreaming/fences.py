@@ -17,6 +17,8 @@ plain string slicing. Code that reads text line by line asks split_lines
 rather than `str.split("\\n")`, which would read a CR-only file as one line.
 Only top-level fences count (indented at most three spaces, as CommonMark says);
 fences nested inside list items or block quotes are ordinary text to us.
+Comments (`<!-- … -->`, Obsidian's `%% … %%`) are hidden from readers like
+code is, so mask_code blanks them too.
 """
 
 from __future__ import annotations
