@@ -20,14 +20,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from dreaming.fences import (
+    add_eol,
     detect_eol,
+    ends_line,
     fence_blocks,
     is_blank,
     line_content,
     line_ending,
+    repair_fences,
     split_lines,
 )
-from dreaming.layout import clean_block, layout, split_block
+from dreaming.layout import BOM, clean_block, layout, split_block
 from dreaming.markup import LINK_PATTERN, STUB, STUB_RE, Footnote, atx_heading
 from dreaming.titles import heading_key
 
@@ -90,6 +93,8 @@ class _Source:
     last_index: int
     infobox_closed: bool
     infobox_malformed: tuple[str, ...]
+    bom: str = ""
+    """A byte-order mark before everything, kept for the round trip."""
 
 
 _NO_SOURCE = _Source(None, None, None, None, None, None, -1, True, ())
@@ -153,6 +158,14 @@ def _skip_blank(lines: Sequence[str], i: int, stop: int) -> int:
 
 def parse(text: str) -> Article:
     """Parse any string; never raises. Grammar violations are for problems()."""
+    if not text.startswith(BOM):
+        return _parse(text)
+    article = _parse(text[len(BOM) :])
+    source = replace(article._source or _NO_SOURCE, bom=BOM)
+    return replace(article, _source=source)
+
+
+def _parse(text: str) -> Article:
     lay = layout(text)
     lines = lay.lines
     counter = 0
@@ -258,7 +271,7 @@ _Piece = tuple[str, int | None]
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"[ \t]*[\r\n]+[ \t]*", " ", text).strip(" \t")
+    return " ".join(piece.strip(" \t") for piece in re.split(r"[\r\n]+", text)).strip(" \t")
 
 
 def _part(raw: _Raw | None, value: object, canonical: str, eol: str) -> _Piece:
@@ -276,11 +289,17 @@ def _infobox_block(fields: Iterable[tuple[str, str]], eol: str) -> str:
     return eol.join([fence + "info", *rows, fence])
 
 
+def _block(text: str, eol: str) -> str:
+    """A lead or body as written canonically; a fence it leaves open is closed in it,
+    so that it cannot swallow the parts after it."""
+    return clean_block(repair_fences(text), eol)
+
+
 def _render_section(s: Section, eol: str) -> _Piece:
     r = s._raw
     canonical_head = "#" * max(1, min(6, s.level)) + (" " + _one_line(s.heading)).rstrip(" ")
     if r is None:
-        body = clean_block(s.body, eol)
+        body = _block(s.body, eol)
         return (canonical_head + eol + eol + body + eol if body else canonical_head + eol), None
     if (s.heading, s.level) == (r.heading, r.level):
         head = r.heading_line
@@ -288,18 +307,20 @@ def _render_section(s: Section, eol: str) -> _Piece:
         head = canonical_head + (line_ending(r.heading_line) or eol)
     if s.body == r.body:
         return head + r.pre + r.body + r.post, r.index
-    body = clean_block(s.body, eol)
+    body = _block(s.body, eol)
     if not body or not r.body:
-        if not head.endswith("\n"):
-            head += eol
-        return (head + eol + body + eol if body else head), None
+        if not ends_line(head):
+            head = add_eol(head, eol)
+        return (add_eol(head, eol) + body + eol if body else head), None
     return head + r.pre + body + r.post, r.index
 
 
 def _ends_with_blank_line(text: str) -> bool:
-    if not text.endswith("\n"):
+    if not ends_line(text):
         return False
-    return text.split("\n")[-2].strip(" \t\r") == ""
+    last = text[: len(text) - len(line_ending(text))]
+    cut = max(last.rfind("\n"), last.rfind("\r"))
+    return last[cut + 1 :].strip(" \t") == ""
 
 
 def _strip_trailing_blank_lines(text: str) -> str:
@@ -320,7 +341,7 @@ def render(article: Article) -> str:
         if raw is not None and raw.value == value:
             pieces.append((raw.text, raw.index))
         elif value:
-            pieces.append((value if value.endswith("\n") else value + eol, None))
+            pieces.append((value if ends_line(value) else add_eol(value, eol), None))
     if a.title is not None:
         pieces.append(_part(src.title, a.title, ("# " + _one_line(a.title)).rstrip(" "), eol))
     if a.banner is not None:
@@ -332,7 +353,7 @@ def render(article: Article) -> str:
         lead_raw = src.lead
         if lead_raw is not None and lead_raw.value == a.lead:
             pieces.append((lead_raw.text, lead_raw.index))
-        elif (lead := clean_block(a.lead, eol)) and lead_raw is not None:
+        elif (lead := _block(a.lead, eol)) and lead_raw is not None:
             pieces.append((lead + lead_raw.post, lead_raw.index))
         elif lead:
             pieces.append((lead + eol, None))
@@ -342,18 +363,18 @@ def render(article: Article) -> str:
     for text, index in pieces:
         if not text:
             continue
-        if out and not out.endswith("\n"):
-            out += eol
+        if out and not ends_line(out):
+            out = add_eol(out, eol)
         # Parts that were neighbours in the source join verbatim; anything
         # moved, new or re-rendered gets one blank line above it.
         adjacent = index is not None and prev is not None and index == prev + 1
         if out and not adjacent and not _ends_with_blank_line(out):
-            out += eol
+            out = add_eol(out, eol)
         out += text
         prev = index
     if out and (prev is None or prev != src.last_index):
-        out = _strip_trailing_blank_lines(out) + eol
-    return out
+        out = add_eol(_strip_trailing_blank_lines(out), eol)
+    return src.bom + out
 
 
 # ---------------------------------------------------------------- building
@@ -374,7 +395,7 @@ def build(
     eol: str = "\n",
 ) -> str:
     """A new article in the canonical layout (docs/article-grammar.md)."""
-    lead_text = clean_block(lead, "\n")
+    lead_text = _block(lead, "\n")
     if stub and not STUB_RE.search(lead_text):
         lead_text = f"{lead_text}\n\n{STUB}" if lead_text else STUB
     secs = [s if isinstance(s, Section) else Section(s[0], 2, s[1]) for s in sections]
@@ -387,7 +408,7 @@ def build(
     if defs:
         secs.append(Section(REFERENCES, 2, f"{defs}\n\n{cats}" if cats else defs))
     elif cats and secs:
-        secs[-1] = replace(secs[-1], body=f"{clean_block(secs[-1].body, eol)}{eol}{eol}{cats}")
+        secs[-1] = replace(secs[-1], body=f"{_block(secs[-1].body, eol)}{eol}{eol}{cats}")
     elif cats:
         lead_text = f"{lead_text}\n\n{cats}" if lead_text else cats
     fields = infobox.items() if isinstance(infobox, Mapping) else infobox

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from dreaming.article import SEE_ALSO, Article, tail_rank
-from dreaming.fences import line_content, mask_code
+from dreaming.fences import line_content, mask_code, split_lines
 from dreaming.markup import (
     LINK_PATTERN,
     SEE_ALSO_ITEM,
@@ -47,7 +47,10 @@ def footnote_defs(article: Article) -> list[Footnote]:
 
 
 def article_markers(article: Article) -> list[str]:
-    return [m for b in blocks(article) for m in markers(b)]
+    """Citation markers in reading order: infobox values, lead, each heading and its body."""
+    parts = [v for _, v in article.infobox or ()] + [article.lead]
+    parts += [text for s in article.sections for text in (s.heading, s.body)]
+    return [m for p in parts for m in markers(p)]
 
 
 def article_definitions(article: Article) -> list[Definition]:
@@ -67,7 +70,7 @@ def categories(article: Article) -> list[str]:
 
 
 def redirect_target(article: Article) -> str | None:
-    first = article.lead.split("\n", 1)[0] if article.lead else ""
+    first = split_lines(article.lead)[0] if article.lead else ""
     m = _REDIRECT.match(line_content(first))
     return m.group(1).strip() if m else None
 
@@ -94,5 +97,5 @@ def see_also(article: Article) -> list[str]:
     section = article.section(SEE_ALSO)
     if section is None:
         return []
-    items = (SEE_ALSO_ITEM.match(line.strip()) for line in mask_code(section.body).split("\n"))
+    items = (SEE_ALSO_ITEM.match(line.strip()) for line in split_lines(mask_code(section.body)))
     return [m.group(1).strip() for m in items if m]

@@ -10,38 +10,45 @@ We scan by hand instead of asking mistune because the callers need byte-exact
 line positions to splice text back together unchanged; mistune's AST gives
 tokens, not the line offsets they came from.
 
-Lines end with "\\n" only ("\\r\\n" keeps its "\\r" inside the line ending); a
-lone "\\r" is an ordinary character. That is the same rule `str.split("\\n")`
-follows, so positions computed here line up with plain string slicing.
+A line ends with "\\n", "\\r\\n" or a lone "\\r" (old Mac files), as in
+CommonMark; "\\r\\n" is one ending, never two. Lines keep their endings, so
+"".join(split_lines(text)) == text and positions computed here line up with
+plain string slicing. Code that reads text line by line asks split_lines
+rather than `str.split("\\n")`, which would read a CR-only file as one line.
 Only top-level fences count (indented at most three spaces, as CommonMark says);
 fences nested inside list items or block quotes are ordinary text to us.
+Comments (`<!-- … -->`, Obsidian's `%% … %%`) are hidden from readers like
+code is, so mask_code blanks them too.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+_EOL = re.compile(r"(\r\n|\r|\n)")
+_BACKTICKS = re.compile(r"`+")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.DOTALL)
 _CLOSING = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text`, each with its line ending; "".join(result) == text."""
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
+    parts = _EOL.split(text)
+    lines = [parts[k] + parts[k + 1] for k in range(0, len(parts) - 1, 2)]
     if parts[-1]:
         lines.append(parts[-1])
     return lines
 
 
 def line_ending(line: str) -> str:
-    """The line ending: "\\r\\n", "\\n", or "" (last line of a text with no final newline)."""
+    """The line ending: "\\r\\n", "\\n", "\\r", or "" (a last line without one)."""
     if line.endswith("\r\n"):
         return "\r\n"
-    if line.endswith("\n"):
-        return "\n"
+    if line.endswith(("\n", "\r")):
+        return line[-1]
     return ""
 
 
@@ -57,8 +64,22 @@ def is_blank(line: str) -> bool:
 
 def detect_eol(text: str) -> str:
     """The text's line ending, judged by its first line break ("\\n" when it has none)."""
-    i = text.find("\n")
-    return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
+    m = _EOL.search(text)
+    return m.group() if m else "\n"
+
+
+def ends_line(text: str) -> bool:
+    """Whether the text ends with a line ending (of any kind)."""
+    return text.endswith(("\n", "\r"))
+
+
+def add_eol(text: str, eol: str) -> str:
+    """`text` plus a line ending that cannot merge with the one before it.
+
+    After a lone "\\r", a "\\n" would join it into one "\\r\\n" ending, and
+    the blank line meant to separate two parts would vanish.
+    """
+    return text + ("\r" if text.endswith("\r") and eol.startswith("\n") else eol)
 
 
 def _opening(line: str) -> tuple[str, str] | None:
@@ -171,13 +192,19 @@ def repair_fences(text: str) -> str:
     if run is None:
         return text
     eol = detect_eol(text)
-    if text.endswith("\n"):
+    if ends_line(text):
         return text + run + eol
-    return text + eol + run
+    return add_eol(text, eol) + run
 
 
 def _mask_inline(content: str) -> str:
     """Blank out inline code spans (backtick runs closed by a run of the same length)."""
+    # Where each width of backtick run starts (maximal runs; a closing run may
+    # follow a backslash). Looking a closer up here instead of scanning ahead
+    # keeps lines full of unmatched runs linear.
+    runs: dict[int, list[int]] = {}
+    for m in _BACKTICKS.finditer(content):
+        runs.setdefault(m.end() - m.start(), []).append(m.start())
     out = list(content)
     i, n = 0, len(content)
     while i < n:
@@ -192,44 +219,98 @@ def _mask_inline(content: str) -> str:
         while j < n and content[j] == "`":
             j += 1
         width = j - i
-        k = j
-        close = -1
-        while k < n:
-            if content[k] != "`":
-                k += 1
-                continue
-            m = k
-            while m < n and content[m] == "`":
-                m += 1
-            if m - k == width:
-                close = k
-                break
-            k = m
-        if close < 0:
+        starts = runs.get(width, [])
+        at = bisect.bisect_left(starts, j)
+        if at == len(starts):
             i = j
             continue
+        close = starts[at]
         for p in range(i, close + width):
             out[p] = " "
         i = close + width
     return "".join(out)
 
 
-def mask_code(text: str, *, inline: bool = True) -> str:
-    """`text` with code replaced by spaces, same length, line endings kept.
+_COMMENTS = (("<!--", "-->"), ("%%", "%%"))
+"""HTML comments and Obsidian comments: hidden from readers, so no part of the structure."""
 
-    Fenced blocks (fence lines too) are always blanked; inline code spans too
-    unless `inline=False`. Regexes run on the mask find only prose, and their
-    match offsets index the original text. Code spans are matched within one
-    line: a span broken across lines is left as text (a rare, harmless miss).
+
+def _starts_line(text: str, at: int) -> bool:
+    """Whether only up to three spaces stand between the line's start and `at`."""
+    i = at
+    while i > 0 and at - i < 3 and text[i - 1] == " ":
+        i -= 1
+    return i == 0 or text[i - 1] in "\r\n"
+
+
+def comment_spans(masked: str) -> list[tuple[int, int]]:
+    """[start, end) of every closed comment in text whose code is already masked.
+
+    A comment that spans lines must open at the start of a line (as an HTML
+    block does); one closed on its own line may stand anywhere. So rewriting
+    a one-line part (a title, a heading) can never open or close a comment
+    around the lines after it. A comment never closed is left as text:
+    reading the rest as hidden would hide sections and citations from every check.
     """
-    out: list[str] = []
+    seen: dict[str, tuple[int, int]] = {}
+
+    def find(needle: str, pos: int) -> int:
+        # Searches start ever further on, so a remembered hit is reused until
+        # passed and the scans add up to about one pass over the text.
+        since, hit = seen.get(needle, (-1, -1))
+        if since < 0 or pos < since or 0 <= hit < pos:
+            hit = masked.find(needle, pos)
+            seen[needle] = (pos, hit)
+        return hit
+
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        found = [(n, k) for k, (o, _) in enumerate(_COMMENTS) if (n := find(o, pos)) >= 0]
+        if not found:
+            return spans
+        start, k = min(found)
+        opener, closer = _COMMENTS[k]
+        end = find(closer, start + len(opener))
+        breaks = [n for n in (find("\n", start), find("\r", start)) if n >= 0]
+        spans_lines = end >= 0 and bool(breaks) and min(breaks) < end
+        if end < 0 or (spans_lines and not _starts_line(masked, start)):
+            pos = start + len(opener)
+            continue
+        spans.append((start, end + len(closer)))
+        pos = end + len(closer)
+
+
+def _blank(text: str) -> str:
+    return "".join(c if c in "\r\n" else " " for c in text)
+
+
+def mask_code(text: str, *, inline: bool = True) -> str:
+    """`text` with code and comments replaced by spaces, same length, line endings kept.
+
+    Fenced blocks (fence lines too) and closed comments (`<!-- … -->`,
+    `%% … %%`) are always blanked; inline code spans too unless
+    `inline=False`. Regexes run on the mask find only prose, and their match
+    offsets index the original text. Code spans are matched within one line:
+    a span broken across lines is left as text (a rare, harmless miss).
+    """
+    fenced: list[str] = []
+    spans: list[str] = []
     for line, in_code in scan_lines(text):
         content = line_content(line)
         ending = line[len(content) :]
         if in_code:
-            out.append(" " * len(content) + ending)
-        elif inline and "`" in content:
-            out.append(_mask_inline(content) + ending)
+            fenced.append(" " * len(content) + ending)
+            spans.append(fenced[-1])
         else:
-            out.append(line)
-    return "".join(out)
+            fenced.append(line)
+            spans.append(_mask_inline(content) + ending if "`" in content else line)
+    full = "".join(spans)
+    out = full if inline else "".join(fenced)
+    if "<!--" not in full and "%%" not in full:
+        return out
+    pieces, pos = [], 0
+    for start, end in comment_spans(full):
+        pieces += [out[pos:start], _blank(out[start:end])]
+        pos = end
+    return "".join(pieces) + out[pos:]

@@ -28,7 +28,7 @@ from dreaming.layout import split_frontmatter
 from dreaming.linkcheck import LinkKind, link_targets, unsafe_link
 from dreaming.markup import category_name, conv_hashes, wikilinks, words
 from dreaming.schematic import leaks
-from dreaming.sections import extract_section
+from dreaming.sections import extract_section, swallowed_tails
 from dreaming.titles import heading_key, title_for_stem
 
 __all__ = ["CODES", "Code", "GateResult", "Part", "Rejection", "check", "unsafe_link"]
@@ -109,6 +109,7 @@ def check(
     new = parse(after)
     found: list[Rejection] = []
     found += _structure(old, new, after, stem)
+    found += _swallowed(before, after)
     found += _citations(old, new, set(allow_dropped))
     found += _footnotes(old, new)
     if old is not None and before is not None:
@@ -152,6 +153,13 @@ def _structure(old: Article | None, new: Article, after: str, stem: str | None) 
     if n_new > max(1, n_old):
         out.append(Rejection("see_also_duplicate", f"{n_new} '## See also' sections"))
     return out
+
+
+def _swallowed(before: str | None, after: str) -> list[Rejection]:
+    """A fence left open, closed by NORMALIZE at the end, has turned a tail section into code."""
+    was = set(swallowed_tails(before)) if before is not None else set()
+    lost = [h for h in swallowed_tails(after) if h not in was]
+    return [Rejection("fence_unclosed", f"a code fence left open swallows '## {h}'") for h in lost]
 
 
 def _hashes(article: Article) -> set[str]:

@@ -20,7 +20,7 @@ from enum import Enum
 from dreaming.article import LEAD, Article, Section, infobox_malformed, tail_rank
 from dreaming.contents import article_definitions
 from dreaming.fences import code_flags, fence_blocks, line_content, mask_code, split_lines
-from dreaming.markup import conv_hashes
+from dreaming.markup import conv_hashes, split_alias
 from dreaming.titles import heading_key
 
 
@@ -58,7 +58,7 @@ def _inline_key(line: str, masked: str, labels: dict[str, str]) -> str:
             out.append(f"[^{labels.get(m.group(3), '?' + m.group(3))}]")
         elif m.group(2) is not None:
             inner = line[m.start(2) : m.end(2)]
-            target, bar, alias = inner.partition("|")
+            target, bar, alias = split_alias(inner)
             shown = alias if bar and alias.strip() else target.split("#")[0]
             out.append(f"{m.group(1)}[[{heading_key(target)}|{heading_key(shown)}]]")
     out.append(line[at:])
@@ -81,15 +81,16 @@ def text_key(text: str, labels: dict[str, str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _infobox_key(article: Article) -> tuple[object, ...] | None:
+def _infobox_key(article: Article, labels: dict[str, str]) -> tuple[object, ...] | None:
     if article.infobox is None:
         return None
-    fields = sorted((k, text_key(v, {})) for k, v in article.infobox)
+    fields = sorted((k, text_key(v, labels)) for k, v in article.infobox)
     return (tuple(fields), tuple(infobox_malformed(article)))
 
 
 def _section_key(section: Section, labels: dict[str, str]) -> tuple[object, ...]:
-    return (section.level, section.heading, text_key(section.body, labels))
+    # NORMALIZE renumbers markers in headings too.
+    return (section.level, text_key(section.heading, labels), text_key(section.body, labels))
 
 
 def _occurrences(sections: Iterable[Section]) -> list[tuple[str, int, Section]]:
@@ -115,7 +116,7 @@ def changed_parts(
         new.preamble,
     ):
         out.append("the frontmatter changed")
-    if Part.INFOBOX not in parts and _infobox_key(old) != _infobox_key(new):
+    if Part.INFOBOX not in parts and _infobox_key(old, old_labels) != _infobox_key(new, new_labels):
         out.append("the infobox changed")
     if LEAD not in named:
         was = (heading_key(old.banner or ""), text_key(old.lead, old_labels))

@@ -12,8 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.fences import fence_blocks, is_blank, line_content, line_ending, split_lines
+from dreaming.fences import is_blank, line_content, line_ending, mask_code, split_lines
 from dreaming.markup import atx_heading
+
+BOM = "\ufeff"
+"""A byte-order mark some editors put first in a file; it is no part of the first line's content."""
+
+
+def _probe(lines: Sequence[str], i: int) -> str:
+    """Line i as the grammar reads it: without a leading BOM on the first line."""
+    return lines[i].removeprefix(BOM) if i == 0 else lines[i]
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,7 @@ class Layout:
 
 
 def _frontmatter_end(lines: Sequence[str]) -> int:
-    if not lines or line_content(lines[0]).rstrip(" \t") != "---":
+    if not lines or line_content(_probe(lines, 0)).rstrip(" \t") != "---":
         return 0
     for i in range(1, len(lines)):
         if line_content(lines[i]).rstrip(" \t") == "---":
@@ -49,13 +57,13 @@ def split_frontmatter(text: str) -> tuple[str, str]:
 def layout(text: str) -> Layout:
     lines = split_lines(text)
     fm_end = _frontmatter_end(lines)
-    code = [False] * len(lines)
-    for block in fence_blocks(lines[fm_end:]):
-        for k in range(block.start + fm_end, block.end + fm_end):
-            code[k] = True
+    # Code and comments are blanked in the mask: a heading there is no heading.
+    body = "".join(lines[fm_end:])
+    bom = BOM if body.startswith(BOM) else ""
+    masked = lines[:fm_end] + split_lines(bom + mask_code(body[len(bom) :]))
     headings = []
     for i in range(fm_end, len(lines)):
-        if not code[i] and (h := atx_heading(lines[i])) is not None:
+        if atx_heading(_probe(masked, i)) and (h := atx_heading(_probe(lines, i))):
             headings.append((i, h[0], h[1]))
     top = [h for h in headings if h[1] <= 2]
     title_line = top[0][0] if top and top[0][1] == 1 else None
@@ -77,7 +85,7 @@ def split_block(lines: Sequence[str]) -> tuple[str, str, str]:
 
 
 def _to_eol(text: str, eol: str) -> str:
-    text = text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.replace("\n", eol) if eol != "\n" else text
 
 

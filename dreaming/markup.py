@@ -14,9 +14,10 @@ from __future__ import annotations
 import datetime
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dreaming.fences import line_content, mask_code
+from dreaming.fences import is_blank, line_content, mask_code, split_lines
 
 STUB = "{{stub}}"
 STUB_RE = re.compile(r"\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
@@ -26,21 +27,22 @@ LINK_PATTERN = r"\[\[([^\[\]|#\r\n]+)(?:#[^\[\]|\r\n]*)?(?:\|[^\[\]\r\n]*)?\]\]"
 SEE_ALSO_ITEM = re.compile(r"^[-*+][ \t]+" + LINK_PATTERN)
 """A See also list item, `- [[Title]]` (on a stripped line)."""
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$", re.DOTALL)
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _TEMPLATE_LINE = re.compile(
     r"^[ \t]*\*(?:Part of a series on\b|Redirects to\b|Main articles?:).*\*[ \t]*$"
 )
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n]*)\]\]")
 MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
-_DEF = re.compile(r"^ {0,3}\[\^([^\[\]\s^]+)\]:", re.MULTILINE)
+_DEF = re.compile(r" {0,3}\[\^([^\[\]\s^]+)\]:")
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
 _CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
-_FOOTNOTE = re.compile(
-    r"^`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),[ \t]*([^()\r\n]*?)[ \t]*\)"
-    r"(?:[ \t]+[\u2014\u2013-][ \t]*(.*?))?[ \t]*$"
-)
-_CATEGORY = re.compile(r"^[ \t]*category[ \t]*:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+# Regexes here read untrusted text, so none has two unbounded runs that can
+# match the same characters (that backtracks quadratically); trimming the
+# spaces around a captured run is done with str.strip instead.
+_FOOTNOTE = re.compile(r"`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),([^()\r\n]*)\)(.*)")
+_DASHES = "\u2014\u2013-"
+_DELIMITER_CELL = re.compile(r"[ \t]*:?-+:?[ \t]*")
+_CATEGORY = re.compile(r"[ \t]*category[ \t]*:(.*)", re.IGNORECASE | re.DOTALL)
 # Scripts written without spaces between words: Thai, Lao, Tibetan, Myanmar, Khmer,
 # kana, Han (with its extension planes) and Yi.
 _UNSPACED = re.compile(
@@ -94,44 +96,57 @@ class WikiLink:
 
 def atx_heading(line: str) -> tuple[int, str] | None:
     """(level, text) of an ATX heading line (`## Text ##`), or None."""
-    m = _ATX.match(line_content(line))
+    content = line_content(line)
+    m = _ATX_OPEN.match(content)
     if m is None:
         return None
-    text = _CLOSING_HASHES.sub("", (m.group(2) or "").strip(" \t"))
-    return len(m.group(1)), text.strip(" \t")
+    text = content[m.end() :].strip(" \t")
+    # A closing run of `#` counts only when it stands alone: "## C# ##" is "C#".
+    bare = text.rstrip("#")
+    if len(bare) < len(text) and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip(" \t")
+    return len(m.group(1)), text
 
 
 # ---------------------------------------------------------------- footnotes
 
 
-def _def_starts(masked: str) -> set[int]:
-    return {m.start(1) - 2 for m in _DEF.finditer(masked)}
+def _def_lines(text: str) -> Iterator[tuple[int, str, re.Match[str]]]:
+    """(offset, line, match) for each definition line; matched on the masked line."""
+    pos = 0
+    for line, masked in zip(split_lines(text), split_lines(mask_code(text)), strict=True):
+        if (m := _DEF.match(masked)) is not None:
+            yield pos, line, m
+        pos += len(line)
 
 
 def markers(text: str) -> list[str]:
     """Footnote marker labels in prose order (repeats kept); code and definition labels excluded."""
-    masked = mask_code(text)
-    defs = _def_starts(masked)
-    return [m.group(1) for m in MARKER.finditer(masked) if m.start() not in defs]
+    defs = {pos + m.start(1) - 2 for pos, _, m in _def_lines(text)}
+    return [m.group(1) for m in MARKER.finditer(mask_code(text)) if m.start() not in defs]
 
 
 def definitions(text: str) -> list[Definition]:
     """Every footnote definition line outside code, in order."""
-    masked = mask_code(text)
-    out = []
-    for m in _DEF.finditer(masked):
-        end = text.find("\n", m.end())
-        rest = text[m.end() : len(text) if end < 0 else end]
-        out.append(Definition(m.group(1), rest.strip()))
-    return out
+    return [
+        Definition(m.group(1), line_content(line)[m.end() :].strip())
+        for _, line, m in _def_lines(text)
+    ]
 
 
 def parse_footnote(definition: Definition) -> Footnote | None:
     """The standard-form citation a definition holds, or None."""
-    m = _FOOTNOTE.match(definition.text)
+    m = _FOOTNOTE.fullmatch(definition.text.strip(" \t"))
     if m is None or not definition.label.isdigit():
         return None
-    return Footnote(int(definition.label), m.group(1), m.group(2), m.group(3), m.group(4) or "")
+    tail = m.group(4)
+    desc = tail.lstrip(" \t")
+    if desc:
+        if desc == tail or desc[0] not in _DASHES:
+            return None
+        desc = desc[1:].strip(" \t")
+    source = m.group(3).strip(" \t")
+    return Footnote(int(definition.label), m.group(1), m.group(2), source, desc)
 
 
 def footnote_def_line(n: int, hash: str, date: str, source: str, desc: str) -> str:
@@ -169,7 +184,7 @@ def wikilinks(text: str) -> list[WikiLink]:
         inner = text[m.start(2) : m.end(2)]
         if not inner.strip():
             continue
-        target, bar, alias = inner.partition("|")
+        target, bar, alias = split_alias(inner)
         target, hash_, anchor = target.partition("#")
         out.append(
             WikiLink(
@@ -184,10 +199,48 @@ def wikilinks(text: str) -> list[WikiLink]:
     return out
 
 
+def split_alias(inner: str) -> tuple[str, str, str]:
+    """(target, "|" or "", alias). A table writes the bar `\\|`; its `\\` is not the target's."""
+    target, bar, alias = inner.partition("|")
+    if bar and target.endswith("\\"):
+        target = target[:-1]
+    return target, bar, alias
+
+
+def _is_delimiter_row(line: str) -> bool:
+    row = line_content(line).strip(" \t")
+    cells = row.removeprefix("|").removesuffix("|").split("|")
+    return "|" in row and all(_DELIMITER_CELL.fullmatch(c) for c in cells)
+
+
+def table_lines(text: str) -> list[bool]:
+    """For each line (split_lines): whether it is a row of a table.
+
+    A table is a header line with a `|`, a delimiter row (`| --- | :-: |`) and
+    the lines after it up to a blank line, outside code. In a table cell a
+    wikilink's alias bar is written `\\|`, or it would split the cell.
+    """
+    lines = split_lines(mask_code(text))
+    flags = [False] * len(lines)
+    i = 1
+    while i < len(lines):
+        head = lines[i - 1]
+        if flags[i - 1] or "|" not in head or is_blank(head) or not _is_delimiter_row(lines[i]):
+            i += 1
+            continue
+        j = i - 1
+        while j < len(lines) and not is_blank(lines[j]):
+            flags[j] = True
+            j += 1
+        i = j + 1
+    return flags
+
+
 def category_name(link: WikiLink) -> str | None:
     """The category a `[[Category:Name]]` link declares, else None."""
     m = _CATEGORY.match(link.target)
-    return m.group(1) if m and m.group(1) else None
+    name = m.group(1).strip(" \t") if m else ""
+    return name or None
 
 
 def is_category_line(line: str) -> bool:
@@ -202,7 +255,7 @@ def is_category_line(line: str) -> bool:
 
 def _shown(m: re.Match[str]) -> str:
     """A wikilink as the reader sees it; embeds and category links show nothing."""
-    target, bar, alias = m.group(2).partition("|")
+    target, bar, alias = split_alias(m.group(2))
     if m.group(1) or _CATEGORY.match(target):
         return " "
     return " " + (alias if bar and alias.strip() else target.split("#")[0].replace("_", " "))
@@ -223,8 +276,8 @@ def text_units(line: str) -> int:
 def words(text: str) -> int:
     """Words of prose (text_units); code, headings, definitions, templates, markers don't count."""
     count = 0
-    for line in mask_code(text).split("\n"):
-        line = line.removesuffix("\r")
+    for raw in split_lines(mask_code(text)):
+        line = line_content(raw)
         if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
             continue
         line = MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))

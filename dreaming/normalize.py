@@ -9,6 +9,8 @@ touched (the infobox is the one fenced block we own and rewrite).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -16,21 +18,27 @@ from dataclasses import dataclass, replace
 from dreaming.article import Article, infobox_malformed, parse, render, tail_rank
 from dreaming.contents import article_markers, is_redirect, is_stub, is_thin
 from dreaming.fences import (
+    add_eol,
     code_flags,
+    ends_line,
+    is_blank,
     line_content,
     line_ending,
     mask_code,
     repair_fences,
     split_lines,
 )
-from dreaming.layout import split_frontmatter
+from dreaming.layout import BOM, split_frontmatter
 from dreaming.markup import (
     MARKER,
     STUB,
+    STUB_RE,
     Definition,
     WikiLink,
     category_name,
+    markers,
     parse_footnote,
+    table_lines,
     wikilinks,
 )
 from dreaming.titles import heading_key, title_for_stem
@@ -39,16 +47,18 @@ INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""
 
 _UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
+_CONTINUATION = re.compile(r"(?: {4}|\t)[ \t]*\S")
 _DEF_LABEL = re.compile(r"^( {0,3}\[\^)([^\[\]\s^]+)(\]:)")
 _STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE)
-_STUB_INLINE = re.compile(r"[ \t]*\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
 
 
 def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
     """The article in normal form; `stem` is its own file stem."""
+    # A BOM is no part of the first line (parse keeps it first, outside every part).
+    bom = BOM if text.startswith(BOM) else ""
     # Fences first: an unclosed one would hide every section after it.
-    frontmatter, body = split_frontmatter(text)
-    article = parse(frontmatter + repair_fences(body))
+    frontmatter, body = split_frontmatter(text[len(bom) :])
+    article = parse(bom + frontmatter + repair_fences(body))
     index = link_index([*known_stems, stem])
     # Sections are ordered before footnotes are numbered: numbers follow reading order.
     article = fix_title(article, stem)
@@ -111,7 +121,9 @@ def link_index(stems: Iterable[str]) -> dict[str, str]:
     return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
 
 
-def _canonical_link(link: WikiLink, index: dict[str, str], keep_surface: bool) -> str | None:
+def _canonical_link(
+    link: WikiLink, index: dict[str, str], keep_surface: bool, in_table: bool
+) -> str | None:
     """The rewritten `[[...]]`, or None to leave the link as written."""
     if link.embed or category_name(link) or "`" in link.target or "/" in link.target:
         return None
@@ -119,12 +131,13 @@ def _canonical_link(link: WikiLink, index: dict[str, str], keep_surface: bool) -
     if target is None or target == link.target:
         return None
     anchor = f"#{link.anchor}" if link.anchor is not None else ""
+    bar = "\\|" if in_table else "|"
     if link.alias is not None:
-        alias = f"|{link.alias}"
+        alias = f"{bar}{link.alias}"
     else:
         # Keep what the reader saw: "[[foo bar]]" becomes "[[Foo Bar|foo bar]]".
         shown = link.target.replace("_", " ").strip()
-        alias = f"|{shown}" if keep_surface and shown != target and not anchor else ""
+        alias = f"{bar}{shown}" if keep_surface and shown != target and not anchor else ""
     return f"[[{target}{anchor}{alias}]]"
 
 
@@ -135,8 +148,14 @@ def relink(text: str, index: dict[str, str], *, keep_surface: bool = True) -> st
     reader saw, so prose reads the same; lists of links (See also) skip that.
     """
     out, pos = [], 0
-    for link in wikilinks(text):
-        new = _canonical_link(link, index, keep_surface)
+    links = wikilinks(text)
+    if not links:
+        return text
+    tables = table_lines(text)
+    starts = list(itertools.accumulate(len(line) for line in split_lines(text)))
+    for link in links:
+        in_table = tables[bisect.bisect_right(starts, link.start)]
+        new = _canonical_link(link, index, keep_surface, in_table)
         if new is not None:
             out += [text[pos : link.start], new]
             pos = link.end
@@ -185,15 +204,34 @@ class _Def:
     block: int
     line: int
     end: int
-    """Lines [line, end) of its block: the definition and its indented continuation."""
+    """Lines [line, end) of its block: the definition and its indented continuation
+    paragraphs (CommonMark: blank lines may separate them)."""
     label: str
     key: tuple[str, ...]
 
 
-def _def_key(d: Definition) -> tuple[str, ...]:
-    """Two definitions with one key are one citation."""
+def _def_key(d: Definition, continuation: Sequence[str]) -> tuple[str, ...]:
+    """Two definitions with one key are one citation: they say the same thing.
+
+    Same conversation, date and source with another description stay two
+    citations; merging them would delete what the second one says.
+    """
     f = parse_footnote(Definition("1", d.text))
-    return ("conv", f.hash, f.date, f.source) if f else ("text", d.text)
+    head = ("conv", f.hash, f.date, f.source, " ".join(f.desc.split())) if f else ("text", d.text)
+    return (*head, *(" ".join(line.split()) for line in continuation if line.strip()))
+
+
+def _continuation_end(lines: Sequence[str], flags: Sequence[bool], start: int) -> int:
+    """The line after a definition's continuation: indented lines, blank lines between them."""
+    end = k = start
+    while k < len(lines) and not flags[k]:
+        if _CONTINUATION.match(lines[k]):
+            end = k = k + 1
+        elif is_blank(lines[k]):
+            k += 1
+        else:
+            break
+    return end
 
 
 def _find_defs(index: int, text: str) -> list[_Def]:
@@ -205,11 +243,9 @@ def _find_defs(index: int, text: str) -> list[_Def]:
         m = _DEF_LABEL.match(line)
         if flags[i] or m is None:
             continue
-        end = i + 1
-        while end < len(lines) and not flags[end] and re.match(r"^(?: {4}|\t)\S", lines[end]):
-            end += 1
-        text_rest = line_content(lines[i])[m.end() :].strip()
-        found.append(_Def(index, i, end, m.group(2), _def_key(Definition(m.group(2), text_rest))))
+        end = _continuation_end(lines, flags, i + 1)
+        first = Definition(m.group(2), line_content(lines[i])[m.end() :].strip())
+        found.append(_Def(index, i, end, m.group(2), _def_key(first, lines[i + 1 : end])))
     return found
 
 
@@ -227,12 +263,17 @@ def _relabel_line(line: str, masked: str, mapping: dict[str, str], is_def: bool)
 
 
 def renumber_footnotes(article: Article) -> Article:
-    """Markers 1..n by first citation; same conv+date+source merged; orphans kept, last.
+    """Markers 1..n by first citation; identical definitions merged; orphans kept, last.
 
-    Skipped when a marker has no definition or one label has two different
-    definitions: renumbering then could silently point a claim at the wrong
-    source. The gate rejects such an article instead.
+    Markers are relabelled wherever they are read as citations: infobox
+    values, the lead, headings and bodies. Skipped when a marker has no
+    definition, one label has two different definitions, or a marker sits in
+    an infobox that cannot be rewritten: renumbering then could silently
+    point a claim at the wrong source. The gate rejects such an article instead.
     """
+    boxed = any(markers(v) for _, v in article.infobox or ())
+    if boxed and infobox_malformed(article):
+        return article
     texts = [article.lead, *(s.body for s in article.sections)]
     defs = [d for i, t in enumerate(texts) for d in _find_defs(i, t)]
     defined: dict[str, set[tuple[str, ...]]] = {}
@@ -257,7 +298,27 @@ def renumber_footnotes(article: Article) -> Article:
         _rewrite_block(text, [d for d in defs if d.block == i], first, number, mapping, i == refs)
         for i, text in enumerate(texts)
     ]
-    return _with_blocks(article, new_texts[0], new_texts[1:])
+    article = _with_blocks(article, new_texts[0], new_texts[1:])
+    return _relabel_one_liners(article, mapping)
+
+
+def _relabel(text: str, mapping: dict[str, str]) -> str:
+    return _relabel_line(text, mask_code(text), mapping, False)
+
+
+def _relabel_one_liners(article: Article, mapping: dict[str, str]) -> Article:
+    """Relabel markers in infobox values and section headings (one line each)."""
+    sections = tuple(
+        s if (h := _relabel(s.heading, mapping)) == s.heading else replace(s, heading=h)
+        for s in article.sections
+    )
+    if any(x is not y for x, y in zip(sections, article.sections, strict=True)):
+        article = replace(article, sections=sections)
+    if article.infobox is not None:
+        box = tuple((k, _relabel(v, mapping)) for k, v in article.infobox)
+        if box != article.infobox:
+            article = replace(article, infobox=box)
+    return article
 
 
 def _rewrite_block(
@@ -288,7 +349,7 @@ def _rewrite_block(
         if first[d.key] is d:
             unit = [_relabel_line(lines[k], masked[k], mapping, k == j) for k in range(j, d.end)]
             body = "".join(unit)
-            units[number[d.key]] = body if body.endswith("\n") else body + eol
+            units[number[d.key]] = body if ends_line(body) else add_eol(body, eol)
             out.append(number[d.key])
         j = d.end
     if is_references:
@@ -296,7 +357,7 @@ def _rewrite_block(
         order = iter(sorted(x for x in out if isinstance(x, int)))
         out = [next(order) if isinstance(x, int) else x for x in out]
     joined = "".join(x if isinstance(x, str) else units[x] for x in out)
-    if not text.endswith("\n") and joined.endswith("\n"):
+    if not ends_line(text) and ends_line(joined):
         joined = joined[: -len(line_ending(joined))]
     return joined
 
@@ -317,8 +378,10 @@ def _drop_stub(text: str) -> str:
             if out and not out[-1].strip() and nxt_blank:
                 out.pop()
         else:
-            spans = [(m.start(), m.end()) for m in _STUB_INLINE.finditer(masked[j])]
+            spans = [(m.start(), m.end()) for m in STUB_RE.finditer(masked[j])]
             for a, b in reversed(spans):
+                # The spaces before an inline stub go with it.
+                a = len(line[:a].rstrip(" \t"))
                 line = line[:a] + line[b:]
             out.append(line)
     return "".join(out)

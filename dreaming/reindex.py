@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 
 from dreaming.article import Article, parse, tail_rank
 from dreaming.contents import categories, redirect_target, see_also
+from dreaming.fences import line_content, split_lines
 from dreaming.ledger import DERIVED_TABLES, Ledger
 from dreaming.markup import category_name, wikilinks
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.titles import heading_key, nfc, title_for_stem
 from dreaming.vault import Vault, checksum
 
-_MAIN = re.compile(r"^[ \t]*\*Main articles?:(.*)\*[ \t]*$", re.MULTILINE)
+_MAIN = re.compile(r"[ \t]*\*Main articles?:(.*)\*[ \t]*")
 
 
 @dataclass
@@ -97,7 +98,7 @@ def _index_article(
     )
     names = {title, title_for_stem(stem)}
     names.update(a.strip() for a in box.get("aliases", "").split(",") if a.strip())
-    rows.aliases.update((" ".join(n.casefold().split()), stem) for n in names)
+    rows.aliases.update((" ".join(nfc(n).casefold().split()), stem) for n in names)
     for position, (key, value) in enumerate(article.infobox or ()):
         rows.facts.append((stem, position, key, value))
         for link in wikilinks(value):
@@ -110,7 +111,8 @@ def _index_article(
         for link in wikilinks(block):
             if category_name(link) is None:
                 rows.links.add((stem, resolve(link.target), "prose"))
-        for m in _MAIN.finditer(block):
+        mains = (_MAIN.fullmatch(line_content(line)) for line in split_lines(block))
+        for m in (m for m in mains if m is not None):
             for link in wikilinks(m.group(1)):
                 rows.links.add((stem, resolve(link.target), "main"))
     for target in see_also(article):

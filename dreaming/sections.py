@@ -12,8 +12,16 @@ from dataclasses import dataclass, replace
 
 from dreaming.article import LEAD, Article, Section, parse, render, tail_rank
 from dreaming.errors import DreamingError
-from dreaming.fences import detect_eol, line_content, mask_code, repair_fences, split_lines
-from dreaming.layout import clean_block, layout, split_block
+from dreaming.fences import (
+    detect_eol,
+    fence_blocks,
+    is_blank,
+    line_content,
+    mask_code,
+    repair_fences,
+    split_lines,
+)
+from dreaming.layout import BOM, clean_block, layout, split_block, split_frontmatter
 from dreaming.markup import atx_heading
 from dreaming.titles import heading_key
 
@@ -38,13 +46,15 @@ def _locate(text: str, heading: str) -> _Span | None:
     if not found:
         return None
     line, level, _ = min(found, key=lambda h: (h[1] if h[1] >= 2 else 7, h[0]))
-    nxt = [i for i, lv, _ in lay.headings if i > line and lv <= level]
+    # A second H1 is a section like a `##` one: the next `#`/`##` ends it.
+    nxt = [i for i, lv, _ in lay.headings if i > line and lv <= max(level, 2)]
     stop = nxt[0] if nxt else len(lay.lines)
     offsets = [0]
     for ln in lay.lines:
         offsets.append(offsets[-1] + len(ln))
     pre, body, _ = split_block(lay.lines[line + 1 : stop])
-    start = offsets[line]
+    # A BOM before a first-line heading stays where it is, outside the section.
+    start = offsets[line] + (line == 0 and text.startswith(BOM))
     if body:
         body_start = offsets[line + 1] + len(pre)
         content_end = body_start + len(body)
@@ -99,6 +109,21 @@ def add_section(text: str, section_text: str) -> str:
     secs = list(article.sections)
     at = next((i for i, s in enumerate(secs) if tail_rank(s)), len(secs))
     return render(replace(article, sections=(*secs[:at], *fresh, *secs[at:])))
+
+
+def swallowed_tails(text: str) -> list[str]:
+    """`## See also` / `## Notes` / `## References` lines inside a code block that ends the text.
+
+    That is what a fence left open does to the sections after it once
+    NORMALIZE closes it at the end: they read as code, not as sections.
+    """
+    lines = split_lines(split_frontmatter(text)[1])
+    blocks = fence_blocks(lines)
+    if not blocks or not all(is_blank(line) for line in lines[blocks[-1].end :]):
+        return []
+    inside = lines[blocks[-1].start + 1 : blocks[-1].end]
+    heads = [h for line in inside if (h := atx_heading(line)) is not None and h[0] <= 2]
+    return [text for _, text in heads if tail_rank(Section(text))]
 
 
 def toc(article: Article) -> list[tuple[int, str]]:

@@ -8,6 +8,7 @@ another place.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from dreaming.errors import UnsafePathError
@@ -15,14 +16,32 @@ from dreaming.errors import UnsafePathError
 MAX_STEM_BYTES = 200
 """Leaves room under the usual 255-byte file-name limit for ".md" and temp suffixes."""
 
+_MARKER = re.compile(r"\[\^[^\[\]\s^]+\]")
 _FORBIDDEN = '/\\:*?"<>|#^[]'
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10))}
 
 
+def nfc(text: str) -> str:
+    """Unicode NFC: macOS (HFS+) and some tools write file names decomposed (NFD)."""
+    return unicodedata.normalize("NFC", text)
+
+
 def heading_key(text: str) -> str:
-    """How headings and titles are compared: case-insensitive, `_` ≡ space, spacing collapsed."""
-    return " ".join(text.replace("_", " ").casefold().split())
+    """How headings, titles, stems and link targets compare.
+
+    Case-insensitive, `_` ≡ space, spacing collapsed, Unicode NFC: `Cafe\u0301`
+    (NFD, as a Mac file name may be) is the same name as `Café`. Footnote
+    markers are no part of a name: `## Price[^1]` stays the Price section
+    when NORMALIZE renumbers its marker.
+    """
+    text = _MARKER.sub(" ", text)
+    return " ".join(nfc(nfc(text).casefold()).replace("_", " ").split())
+
+
+def same_title(a: str, b: str) -> bool:
+    """Whether two titles (or a title and a stem, or a link target) name one subject."""
+    return heading_key(a) == heading_key(b)
 
 
 def stem_for_title(title: str) -> str:
@@ -69,5 +88,5 @@ def stem_for_title(title: str) -> str:
 
 
 def title_for_stem(stem: str) -> str:
-    """The title a file stem stands for: `_` read as a space."""
-    return stem.replace("_", " ")
+    """The title a file stem stands for: `_` read as a space, Unicode in NFC."""
+    return nfc(stem).replace("_", " ")

@@ -12,7 +12,7 @@ import re
 
 from dreaming.article import REFERENCES, Article, infobox_malformed, render, tail_rank
 from dreaming.contents import THIN_WORDS, article_markers, is_redirect, is_stub, prose_words
-from dreaming.fences import dangling_fence, line_content, scan_lines
+from dreaming.fences import dangling_fence, fence_blocks, line_content, mask_code, split_lines
 from dreaming.layout import split_frontmatter
 from dreaming.markup import (
     SEE_ALSO_ITEM,
@@ -36,9 +36,11 @@ def _section_line_problems(article: Article) -> list[str]:
         rank = tail_rank(s)
         if rank not in (1, 3):
             continue
-        for raw_line, in_code in scan_lines(s.body):
+        lines = zip(split_lines(s.body), split_lines(mask_code(s.body)), strict=True)
+        for raw_line, masked in lines:
             line = line_content(raw_line).strip()
-            if not line or in_code or is_category_line(line):
+            # Code and comments (blank in the mask) are not list items.
+            if not masked.strip() or is_category_line(line):
                 continue
             if rank == 1 and not SEE_ALSO_ITEM.match(line):
                 out.append(f"See also line {line!r} is not '- [[Title]]'")
@@ -97,6 +99,11 @@ def problems(article: Article, *, stem: str | None = None) -> list[str]:
     if a.preamble.strip():
         out.append("text before the H1: move it below the title")
     out += [f"infobox line {line!r} is not 'key: value'" for line in infobox_malformed(a)]
+    if any(b.label.casefold() == "info" for b in fence_blocks(split_lines(a.lead))):
+        out.append(
+            "an ```info block stands below other lead text (e.g. a 'categories:' line), "
+            "so its fields are not read: move it directly under the title"
+        )
     keys = [k for k, _ in a.infobox or ()]
     out += [f"infobox key {k!r} is not snake_case" for k in keys if not _SNAKE.match(k)]
     dup = [k for k in dict.fromkeys(keys) if keys.count(k) > 1]

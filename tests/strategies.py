@@ -21,6 +21,7 @@ from dreaming.markup import Footnote, footnote_def_line
 from dreaming.titles import stem_for_title, title_for_stem
 from dreaming.validate import KINDS
 
+BOM = "\ufeff"
 WORDS = ("alpha", "beta", "gamma", "delta", "river", "stone", "über", "café", "東京", "naïve")
 CODE_LINES = (
     "# not a heading",
@@ -116,7 +117,29 @@ def body(draw: st.DrawFn, pool: list[str], cites: int, tag: str) -> str:
         blocks.insert(draw(st.integers(0, len(blocks))), draw(fences(pool)))
     if draw(st.booleans()):
         blocks += [f"### {tag} detail", draw(paragraph(pool, cites))]
+    if draw(st.integers(0, 3)) == 0:
+        blocks.insert(draw(st.integers(0, len(blocks))), draw(table(pool)))
+    if draw(st.integers(0, 3)) == 0:
+        blocks.insert(draw(st.integers(0, len(blocks))), draw(comment()))
     return "\n\n".join(blocks)
+
+
+@st.composite
+def table(draw: st.DrawFn, pool: list[str]) -> str:
+    """A table whose cells hold links normalize may rewrite (their bar must be `\\|`)."""
+    cells = [draw(word) for _ in range(2)]
+    if pool:
+        link = draw(st.sampled_from(pool))
+        cells[0] = f"[[{draw(st.sampled_from((link.lower(), link.replace(' ', '_'))))}]]"
+    return f"| who | what |\n| --- | :-: |\n| {cells[0]} | {cells[1]} |"
+
+
+@st.composite
+def comment(draw: st.DrawFn) -> str:
+    """A commented-out block that looks like structure; none of it is read."""
+    opener, closer = draw(st.sampled_from((("<!--", "-->"), ("%%", "%%"))))
+    inner = draw(st.sampled_from(("## See also\n\n- [[Hidden]]", "## Hidden\n\nx[^9]", "[^9]: x")))
+    return f"{opener}\n{inner}\n{closer}"
 
 
 def _number(text: str, labels: list[int]) -> tuple[str, list[int]]:
@@ -209,8 +232,9 @@ def _vary(draw: st.DrawFn, text: str) -> str:
     text = "\n".join(lines)
     if draw(st.booleans()):
         text = text.rstrip("\n")
-    if draw(st.booleans()):
-        text = text.replace("\n", "\r\n")
+    text = text.replace("\n", draw(st.sampled_from(("\n", "\n", "\r\n", "\r"))))
+    if draw(st.integers(0, 4)) == 0:
+        text = BOM + text
     return text
 
 
@@ -222,6 +246,18 @@ TOKENS = (
     "## See also\n", "## References\n", "## Notes\n", "- [[A]]\n", "[[Category:C]]",
     "[x](../y)", "word ", "ü", "    ", "\\",
 )  # fmt: skip
+
+NASTY = (
+    "\r", "\r\n", "\ufeff", "\ufeff# T\n", "Cafe\u0301", "# Cafe\u0301\n", "[[cafe\u0301]]",
+    "<!--", "-->", "<!--\n## See also\n-->", "%%", "%% [^1] %%", "| a | b |\n", "| - | - |\n",
+    "| [[foo_bar]] | x |\n", "[[X\\|y]]", "```\r", "~~~~\n", "```\n## See also\n",
+    "# Second\n", "categories: x\n", "```info\nkind: thing\n```\n", "    more\n",
+)  # fmt: skip
+"""Fragments that broke the grammar once: line endings, BOM, NFD, comments, tables, open fences."""
+
+nasty_markdown = st.lists(
+    st.one_of(st.sampled_from(NASTY), st.sampled_from(TOKENS), st.text(max_size=3)), max_size=40
+).map("".join)
 
 near_markdown = st.lists(st.one_of(st.sampled_from(TOKENS), st.text(max_size=3)), max_size=40).map(
     "".join

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, Section, build, parse, render
+from dreaming.article import LEAD, SEE_ALSO, Section, build, parse, render
 from dreaming.contents import (
     article_markers,
     categories,
@@ -26,6 +26,7 @@ from dreaming.fences import (
     mask_code,
     repair_fences,
     scan_lines,
+    split_lines,
 )
 from dreaming.layout import split_frontmatter
 from dreaming.markup import Footnote, footnote_def_line, markers, wikilinks, words
@@ -34,9 +35,10 @@ from dreaming.sections import (
     add_section,
     extract_section,
     replace_section,
+    swallowed_tails,
     toc,
 )
-from dreaming.titles import stem_for_title, title_for_stem
+from dreaming.titles import heading_key, same_title, stem_for_title, title_for_stem
 from dreaming.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
 
@@ -233,8 +235,7 @@ def _section_start(g: GenArticle, heading: str) -> tuple[int, str]:
 def test_replace_section_changes_only_that_sections_bytes(
     g: GenArticle, data: st.DataObject
 ) -> None:
-    if not g.headings:
-        return
+    assume(g.headings)
     heading = data.draw(st.sampled_from(g.headings))
     new_body = data.draw(st.text(alphabet="abc .\n", min_size=1).filter(str.strip))
     start, old = _section_start(g, heading)
@@ -500,7 +501,7 @@ def test_every_accepted_stem_is_a_single_plain_file_name(title: str) -> None:
     try:
         stem = stem_for_title(title)
     except UnsafePathError:
-        return
+        assume(False)
     assert stem
     assert "/" not in stem
     assert "\\" not in stem
@@ -560,3 +561,176 @@ def test_problems_reports_an_h1_that_differs_from_the_stem() -> None:
     assert any(
         "does not match the file name" in p for p in problems(parse("# T\n\nx {{stub}}"), stem="U")
     )
+
+
+# ---------------------------------------------------------------- sections headed by a second H1
+
+
+def test_replacing_a_second_h1_section_keeps_the_sections_after_it() -> None:
+    text = "# T\n\nLead.\n\n# Extra\n\nold\n\n## After\n\nkept\n"
+    out = replace_section(text, "Extra", "new")
+    assert out == "# T\n\nLead.\n\n# Extra\n\nnew\n\n## After\n\nkept\n"
+
+
+def test_extracting_a_second_h1_section_stops_at_the_next_section() -> None:
+    text = "# T\n\nLead.\n\n# Extra\n\nold\n\n## After\n\nkept\n"
+    assert extract_section(text, "Extra") == "# Extra\n\nold"
+
+
+# ---------------------------------------------------------------- Unicode forms of names
+
+NFD_CAFE = "Cafe\u0301"
+
+
+def test_a_decomposed_file_name_has_the_composed_title() -> None:
+    assert title_for_stem(NFD_CAFE) == "Café"
+
+
+def test_titles_compare_under_nfc() -> None:
+    assert same_title(NFD_CAFE, "café")
+    assert heading_key(NFD_CAFE + "_Bar") == heading_key("CAFÉ bar")
+
+
+def test_a_decomposed_stem_matches_its_composed_h1() -> None:
+    assert problems(parse("# Café\n\nx {{stub}}\n"), stem=NFD_CAFE) == []
+
+
+# ---------------------------------------------------------------- line endings
+
+CR_ARTICLE = (
+    "# Foo\r\rFoo is a tool.[^1]\r\r## Use\r\rFor shelves.\r\r## References\r\r"
+    "[^1]: `conv:deadbeef` (2024-01-02, claude) — shelves\r"
+)
+
+
+def test_cr_only_line_endings_parse_like_lf() -> None:
+    cr, lf = parse(CR_ARTICLE), parse(CR_ARTICLE.replace("\r", "\n"))
+    assert (cr.title, cr.lead, [s.heading for s in cr.sections]) == (
+        lf.title,
+        lf.lead.replace("\n", "\r"),
+        [s.heading for s in lf.sections],
+    )
+    assert footnote_defs(cr) == footnote_defs(lf)
+
+
+def test_split_lines_ends_lines_at_cr_lf_and_crlf() -> None:
+    assert split_lines("a\rb\r\nc\nd") == ["a\r", "b\r\n", "c\n", "d"]
+
+
+@pytest.mark.parametrize("text", ["```\r", "```\n```\r", "a\r```x\r", "```\r\r"])
+def test_repair_fences_is_idempotent_on_any_line_ending(text: str) -> None:
+    once = repair_fences(text)
+    assert repair_fences(once) == once
+    assert dangling_fence(once) is None
+
+
+def test_a_changed_section_in_a_cr_file_keeps_cr_endings() -> None:
+    article = parse(CR_ARTICLE)
+    use = replace(article.sections[0], body="For walls.\nAnd shelves.")
+    out = render(replace(article, sections=(use, *article.sections[1:])))
+    assert out == CR_ARTICLE.replace("For shelves.", "For walls.\rAnd shelves.")
+
+
+def test_words_count_every_line_of_a_cr_text() -> None:
+    assert words("# Heading\rone two\r[^1]: `conv:deadbeef` (2024-01-02, c)\rthree") == 3
+
+
+# ---------------------------------------------------------------- byte-order mark
+
+BOM = "\ufeff"
+
+
+def test_a_bom_does_not_hide_the_title_or_the_infobox() -> None:
+    article = parse(BOM + "# T\n\n```info\nkind: thing\n```\n\nLead.\n")
+    assert (article.title, article.infobox, article.lead) == ("T", (("kind", "thing"),), "Lead.")
+
+
+def test_a_bom_does_not_hide_the_frontmatter() -> None:
+    article = parse(BOM + "---\na: b\n---\n# T\n")
+    assert (article.frontmatter, article.preamble) == ("---\na: b\n---\n", "")
+
+
+def test_a_retitled_article_keeps_its_bom() -> None:
+    assert render(replace(parse(BOM + "# T\n\nLead.\n"), title="U")) == BOM + "# U\n\nLead.\n"
+
+
+def test_replacing_a_first_line_section_keeps_the_bom() -> None:
+    assert replace_section(BOM + "## A\n\nx\n", "A", "## B\n\ny") == BOM + "## B\n\ny\n"
+
+
+def test_an_escaped_bar_in_a_table_link_separates_target_and_alias() -> None:
+    [link] = wikilinks("| [[Foo Bar\\|the bar]] |")
+    assert (link.target, link.alias) == ("Foo Bar", "the bar")
+    assert words("[[Foo Bar\\|the bar]]") == 2
+
+
+# ---------------------------------------------------------------- comments
+
+
+@pytest.mark.parametrize(
+    ("opener", "closer"), [("<!--", "-->"), ("%%", "%%"), ("<!-- x", "y -->"), ("%% a", "b %%")]
+)
+def test_a_commented_out_section_is_no_section(opener: str, closer: str) -> None:
+    text = f"# T\n\nLead.\n\n## A\n\na\n\n{opener}\n## See also\n\n- [[X]]\n{closer}\n\n## B\n\nb\n"
+    assert [s.heading for s in parse(text).sections] == ["A", "B"]
+    assert render(parse(text)) == text
+
+
+def test_markers_and_links_in_comments_are_not_read() -> None:
+    text = "a [[X]] <!-- [[Y]] [^1] --> b %% [[Z]] %% c"
+    assert [w.target for w in wikilinks(text)] == ["X"]
+    assert markers(text) == []
+
+
+def test_an_unclosed_comment_hides_nothing() -> None:
+    text = "# T\n\nLead. <!-- open\n\n## A\n\na\n"
+    assert [s.heading for s in parse(text).sections] == ["A"]
+
+
+def test_a_comment_opener_inside_inline_code_opens_no_comment() -> None:
+    text = "# T\n\n`<!--` here\n\n## A\n\na -->\n"
+    assert [s.heading for s in parse(text).sections] == ["A"]
+
+
+def test_replacing_a_section_leaves_a_commented_heading_inside_it() -> None:
+    text = "# T\n\n## A\n\na\n\n<!--\n## B\n-->\n\n## C\n\nc\n"
+    assert (
+        replace_section(text, "C", "new") == "# T\n\n## A\n\na\n\n<!--\n## B\n-->\n\n## C\n\nnew\n"
+    )
+    assert extract_section(text, "B") is None
+
+
+def test_a_comment_in_see_also_is_no_malformed_item() -> None:
+    text = "# T\n\nLead. {{stub}}\n\n## See also\n\n- [[X]]\n<!-- - [[Y]] later -->\n"
+    assert problems(parse(text), stem="T") == []
+
+
+# ---------------------------------------------------------------- fences left open in written parts
+
+
+def test_a_built_section_with_an_open_fence_cannot_swallow_see_also() -> None:
+    text = build("T", lead="x", sections=[("A", "```\ncode")], see_also=["B"])
+    assert [s.heading for s in parse(text).sections] == ["A", SEE_ALSO]
+    assert dangling_fence(text) is None
+
+
+def test_a_rewritten_lead_with_an_open_fence_is_closed_in_place() -> None:
+    article = parse("# T\n\nx\n\n## A\n\na\n")
+    out = render(replace(article, lead="~~~~\ncode"))
+    assert out == "# T\n\n~~~~\ncode\n~~~~\n\n## A\n\na\n"
+
+
+def test_swallowed_tails_names_tail_sections_inside_a_final_code_block() -> None:
+    assert swallowed_tails("# T\n\n```\ncode\n\n## See also\n\n- [[B]]\n```\n") == ["See also"]
+    assert swallowed_tails("# T\n\n```\n## See also\n```\n\n## B\n") == []
+
+
+def test_an_infobox_below_a_categories_line_is_reported() -> None:
+    text = "# T\n\ncategories: [[Category:Tools]]\n\n```info\nkind: thing\n```\n\nLead. {{stub}}\n"
+    assert parse(text).infobox is None
+    assert any("```info block" in p for p in problems(parse(text), stem="T"))
+
+
+def test_a_footnote_marker_is_no_part_of_a_heading_name() -> None:
+    assert heading_key("Price[^1]") == heading_key("price")
+    assert parse("# T\n\n## Price[^2]\n\nx\n").section("Price") is not None

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from dreaming.article import parse, render
 from dreaming.contents import footnote_defs, prose
 from dreaming.fences import dangling_fence, scan_lines
+from dreaming.gate import check
 from dreaming.normalize import normalize
 from dreaming.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
@@ -97,12 +98,51 @@ def test_markers_are_renumbered_in_order_of_first_citation() -> None:
     assert f"{cite(1, 'bbbbbbbb')}\n{cite(2, 'aaaaaaaa')}" in out
 
 
-def test_definitions_with_the_same_conversation_date_and_source_merge() -> None:
-    text = f"# Some Title\n\nA.[^1] B.[^2]\n\n{REFS}{cite(1, desc='one')}\n{cite(2, desc='two')}\n"
+def test_identical_definitions_merge_into_one_citation() -> None:
+    text = f"# Some Title\n\nA.[^1] B.[^2]\n\n{REFS}{cite(1, desc='one')}\n{cite(2, desc='one')}\n"
     out = norm(text)
     assert "A.[^1] B.[^1]" in out
     assert cite(1, desc="one") in out
     assert "[^2]" not in out
+
+
+def test_same_conversation_with_another_description_keeps_both_descriptions() -> None:
+    text = f"# Some Title\n\nA.[^1] B.[^2]\n\n{REFS}{cite(1, desc='one')}\n{cite(2, desc='two')}\n"
+    out = norm(text)
+    assert "A.[^1] B.[^2]" in out
+    assert f"{cite(1, desc='one')}\n{cite(2, desc='two')}" in out
+
+
+def test_a_marker_in_an_infobox_value_is_renumbered_with_its_definition() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n"
+    text = f"# Some Title\n\n```info\nkind: thing\nprice: 40 EUR[^2]\n```\n\nLead.[^1]\n\n{refs}"
+    out = norm(text)
+    assert "price: 40 EUR[^1]" in out
+    assert "Lead.[^2]" in out
+    assert f"{cite(1, 'bbbbbbbb')}\n{cite(2, 'aaaaaaaa')}" in out
+
+
+def test_a_marker_in_a_heading_is_renumbered_with_its_definition() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n"
+    text = f"# Some Title\n\nLead.[^2]\n\n## Price[^1]\n\nForty.\n\n{refs}"
+    out = norm(text)
+    assert "Lead.[^1]" in out
+    assert "## Price[^2]" in out
+    assert f"{cite(1, 'bbbbbbbb')}\n{cite(2, 'aaaaaaaa')}" in out
+
+
+def test_a_marker_in_a_malformed_infobox_leaves_all_footnotes_alone() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n"
+    text = f"# Some Title\n\n```info\nprice: 4[^2]\nnot a pair\n```\n\nLead.[^1]\n\n{refs}"
+    assert "Lead.[^1]" in norm(text)
+    assert "price: 4[^2]" in norm(text)
+
+
+def test_a_definitions_continuation_paragraph_moves_with_it() -> None:
+    refs = f"{REFS}{cite(1, 'aaaaaaaa')}\n\n    more about a\n\n{cite(2, 'bbbbbbbb')}\n"
+    out = norm(f"# Some Title\n\nA.[^2] B.[^1]\n\n{refs}")
+    assert out.endswith(f"{cite(2, 'aaaaaaaa')}\n\n    more about a\n")
+    assert out.index(cite(1, "bbbbbbbb")) < out.index(cite(2, "aaaaaaaa"))
 
 
 def test_same_conversation_on_another_date_stays_a_separate_citation() -> None:
@@ -240,3 +280,80 @@ def test_a_fence_line_inside_frontmatter_is_not_a_dangling_fence() -> None:
     out = norm(text)
     assert out == "---\n```\n---\n# Some Title\n\nLead.\n\n{{stub}}\n"
     assert norm(out) == out
+
+
+def test_a_decomposed_stem_keeps_a_composed_h1() -> None:
+    text = "# Café\n\nLead. {{stub}}\n"
+    assert normalize(text, stem="Cafe\u0301") == text
+
+
+def test_links_to_a_decomposed_stem_resolve() -> None:
+    out = normalize("# T\n\nSee [[café]]. {{stub}}\n", stem="T", known_stems=["Cafe\u0301"])
+    assert "[[Café|café]]" in out
+
+
+def test_a_cr_only_article_keeps_its_citations_and_line_endings() -> None:
+    text = (
+        "# Some Title\r\rLead.[^2] {{stub}}\r\r## References\r\r" + cite(2).replace("\n", "") + "\r"
+    )
+    out = norm(text)
+    assert out == text.replace("[^2]", "[^1]")
+    assert [f.hash for f in footnote_defs(parse(out))] == ["deadbeef"]
+
+
+def test_a_bom_before_the_title_is_kept_and_no_second_h1_is_added() -> None:
+    text = "\ufeff# Some Title\n\nLead. {{stub}}\n"
+    assert norm(text) == text
+
+
+TABLE = "# Some Title\n\nLead. {{stub}}\n\n| who | what |\n| --- | :-: |\n| [[foo_bar]] | x |\n"
+
+
+def test_a_link_canonicalised_in_a_table_cell_escapes_its_bar() -> None:
+    out = norm(TABLE)
+    assert "| [[Foo Bar\\|foo bar]] | x |" in out
+    assert norm(out) == out
+
+
+def test_links_outside_tables_keep_a_plain_bar() -> None:
+    out = norm(TABLE + "\nAfter [[foo_bar]].\n")
+    assert "After [[Foo Bar|foo bar]]." in out
+
+
+def test_a_commented_see_also_is_not_moved_and_hides_no_section() -> None:
+    text = (
+        "# Some Title\n\nLead. {{stub}}\n\n<!--\n## See also\n\n- [[Baz]]\n-->\n\n"
+        "## History\n\nOld.\n\n## See also\n\n- [[Foo Bar]]\n"
+    )
+    assert norm(text) == text
+
+
+def test_an_open_fence_that_swallows_see_also_is_rejected_after_normalize() -> None:
+    text = "# Some Title\n\nLead. {{stub}}\n\n## A\n\n```\ncode\n\n## See also\n\n- [[Baz]]\n"
+    assert "fence_unclosed" in check(None, norm(text), stem="Some_Title").codes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"# Some Title\n\nLead.[^2] {{{{stub}}}}\n\n## Price[^1]\n\nForty.\n\n{REFS}"
+        f"{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n",
+        f"# Some Title\n\n```info\nkind: thing\nprice: 40[^2]\n```\n\nLead.[^1] {{{{stub}}}}\n\n"
+        f"{REFS}{cite(1, 'aaaaaaaa')}\n{cite(2, 'bbbbbbbb')}\n",
+        TABLE,
+    ],
+)
+def test_the_gate_accepts_what_normalize_rewrites_in_headings_infoboxes_and_tables(
+    text: str,
+) -> None:
+    out = norm(text)
+    assert out != text
+    assert check(text, out, stem="Some_Title").ok
+
+
+def test_the_gate_reads_a_decomposed_stem_as_its_composed_title() -> None:
+    text = "# Café\n\nLead about [[Menu]]. {{stub}}\n"
+    result = check(None, text, stem="Cafe\u0301", known_stems=["Cafe\u0301", "Menu"])
+    assert result.ok
+    linked = "# Menu\n\nServed at [[Café]]. {{stub}}\n"
+    assert check(None, linked, stem="Menu", known_stems=["Cafe\u0301", "Menu"]).ok

@@ -102,3 +102,31 @@ def test_an_article_that_is_not_utf8_is_reported_not_fatal(vault: Vault, ledger:
     report = reindex(vault, ledger)
     assert report.articles == 2
     assert report.unreadable[0][0] == "articles/Broken.md"
+
+
+def test_a_decomposed_file_name_resolves_links_written_composed(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write_article(vault, "Cafe\u0301", build("Café", lead="A place.", sections=[]))
+    write_article(vault, "Menu", build("Menu", lead="Served at [[Café]].", sections=[]))
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT src, dst FROM links") == [("Menu", "Cafe\u0301")]
+    assert ("café", "Cafe\u0301") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
+
+
+def test_an_article_with_a_bom_keeps_its_kind_and_aliases(vault: Vault, ledger: Ledger) -> None:
+    text = build(
+        "Rye Flour", lead="A flour.", sections=[], infobox={"kind": "thing", "aliases": "rye"}
+    )
+    write_article(vault, "Rye_Flour", "\ufeff" + text)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT title, kind FROM entities") == [("Rye Flour", "thing")]
+    assert ("rye", "Rye_Flour") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
+
+
+def test_a_cr_only_article_is_read_line_by_line(vault: Vault, ledger: Ledger) -> None:
+    text = "# Bread\r\r```info\rkind: thing\r```\r\r*Main article: [[Sourdough]]*\r\rA loaf.\r"
+    write_article(vault, "Bread", text)
+    reindex(vault, ledger)
+    assert rows(ledger, "SELECT title, kind FROM entities") == [("Bread", "thing")]
+    assert ("Bread", "Sourdough", "main") in rows(ledger, "SELECT src, dst, via FROM links")
