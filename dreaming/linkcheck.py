@@ -37,7 +37,8 @@ def _balanced(depth: int) -> str:
     return rf"(?:{atom}|\({_balanced(depth - 1)}\))*"
 
 
-_DEST = r"(<[^<>\r\n]*>|" + _balanced(3) + ")"
+# In the <…> form a backslash may escape a bracket (CommonMark).
+_DEST = r"(<(?:[^<>\\\r\n]|\\[^\r\n])*>|" + _balanced(3) + ")"
 _MD_LINK = re.compile(r"\]\(\s*" + _DEST)
 _REF_DEF = re.compile(r"\[(?!\^)[^\[\]\r\n]{1,999}\]:\s*" + _DEST)
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
@@ -85,9 +86,11 @@ def unsafe_link(target: str, kind: LinkKind) -> str | None:
         return None if scheme in _SAFE_SCHEMES else f"a {scheme}: URL"
     if t.startswith(("/", "\\", "~")):
         return "an absolute path"
-    if ".." in re.split(r"[\\/]", t):
+    # A fragment or query names a place in the page; only the path can leave the vault.
+    path = t.split("#", 1)[0].split("?", 1)[0]
+    if ".." in re.split(r"[\\/]", path):
         return "a '..' segment"
-    if "/" in t or "\\" in t:
+    if "/" in path or "\\" in path:
         return "a path separator"
     return None
 

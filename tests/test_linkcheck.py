@@ -58,7 +58,9 @@ def leaves_the_vault(url: str) -> bool:
     has_scheme = colon and scheme[:1].isascii() and scheme[:1].isalpha()
     if has_scheme and all(c.isascii() and (c.isalnum() or c in "+-.") for c in scheme):
         return scheme.lower() not in ("http", "https", "mailto")
-    return t.startswith(("/", "\\", "~")) or ".." in t.replace("\\", "/").split("/")
+    # A fragment or query names a place in this page, not a file: only the path can leave.
+    path = t.split("#", 1)[0].split("?", 1)[0]
+    return path.startswith(("/", "\\", "~")) or ".." in path.replace("\\", "/").split("/")
 
 
 def _with(snippet: str) -> str:
@@ -80,11 +82,20 @@ def _with(snippet: str) -> str:
         "[x](a(b)/../../x)",
         "[x](\\.\\./y)",
         "> [r]: /etc\n\n[z][r]",
+        "[t](..#)",
+        "[t](../x?y)",
+        "[t](<C:\t\\<>)",
     ],
 )
 def test_an_escape_in_disguise_is_rejected(snippet: str) -> None:
     assert any(leaves_the_vault(u) for u in rendered_targets(snippet))
     assert check(BEFORE, _with(snippet), touched=[LEAD]).codes == ("path_escape",)
+
+
+@pytest.mark.parametrize("snippet", ["[t](#/..)", "[t](#../../x)", "[t](x?a/../..)"])
+def test_a_fragment_or_query_stays_on_the_page(snippet: str) -> None:
+    assert not any(leaves_the_vault(u) for u in rendered_targets(snippet))
+    assert check(BEFORE, _with(snippet), touched=[LEAD]).ok
 
 
 @pytest.mark.parametrize(
