@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.raw.common import (
+    Lines,
     Turns,
     as_str,
     iter_jsonl,
@@ -227,7 +228,7 @@ def _subagent_meta(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def parse(path: Path, text: str) -> list[Conversation]:
+def parse(path: Path, text: Lines) -> list[Conversation]:
     sessions: dict[tuple[str, str | None], _Session] = {}
     summaries: dict[str, str] = {}
     fallback_id = path.name.removesuffix(".jsonl")
