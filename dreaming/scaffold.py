@@ -64,6 +64,7 @@ def init_vault(path: Path) -> InitReport:
     _exclude_state(repo)
     added = [root / rel for rel in report.added]
     report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
+    repo.repo.close()  # its git cat-file helpers would otherwise outlive it until a GC
     return report
 
 

@@ -199,7 +199,7 @@ def _unknown(path: Path, text: str) -> TranscriptError:
         return IncompleteTranscript(
             path, "JSON ends early (file still being written?); it will be retried"
         )
-    where = f" ({json_problem(error)})" if error else ""
+    where = f" {json_problem(error)}" if error else ""
     return TranscriptError(
         path, f"neither valid JSON{where} nor a chat log with turns; re-export it or delete it"
     )

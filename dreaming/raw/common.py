@@ -98,9 +98,9 @@ def looks_truncated(line: str, err: json.JSONDecodeError) -> bool:
 
 
 def json_problem(e: json.JSONDecodeError, lineno: int | None = None) -> str:
-    """`Expecting value at line 3 column 7`, whatever the message's own wording."""
+    """`at line 3 column 7 (Expecting value)`: the place, then what is wrong there."""
     msg = e.msg.removesuffix(" at")  # "Invalid control character at" names no place itself
-    return f"{msg} at line {lineno or e.lineno} column {e.colno}"
+    return f"at line {lineno or e.lineno} column {e.colno} ({msg})"
 
 
 def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -126,7 +126,7 @@ def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
                 ) from None
             raise TranscriptError(
                 path,
-                f"not valid JSON ({json_problem(e, i)}); re-export the session or delete the file",
+                f"not valid JSON {json_problem(e, i)}; re-export the session or delete the file",
             ) from None
         except RecursionError:
             raise TranscriptError(
@@ -153,7 +153,7 @@ def load_json(path: Path, text: str) -> Any:
             ) from None
         raise TranscriptError(
             path,
-            f"not valid JSON ({json_problem(e)}); re-export it or delete the file",
+            f"not valid JSON {json_problem(e)}; re-export it or delete the file",
         ) from None
     except RecursionError:
         raise TranscriptError(path, "JSON is nested too deeply to read; delete the file") from None
