@@ -29,6 +29,8 @@ CONFIG_TEMPLATE = """\
 # Per-run budget; the rest resumes next run.
 # max_model_calls = 2000
 # max_model_seconds = 14400
+# Raw files larger than this (MB) are reported and skipped, never read.
+# max_raw_file_mb = 512
 """
 
 

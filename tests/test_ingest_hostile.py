@@ -134,6 +134,16 @@ def test_a_file_over_the_limit_is_skipped_unread(
     assert "max_raw_file_mb" in reason
 
 
+def test_the_cli_takes_the_limit_from_the_vault_settings(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    dreaming("init", str(root))
+    (root / ".dreaming" / "config.toml").write_text("max_raw_file_mb = 1\n")
+    (root / "Raw" / "big.md").write_text(chat("x" * (1024 * 1024), "y"), encoding="utf-8")
+    done = dreaming("ingest", "--vault", str(root))
+    assert "big.md: file is 2 MB, over the 1 MB limit" in done.stderr
+    assert "max_raw_file_mb in .dreaming/config.toml" in done.stderr
+
+
 def test_a_memory_error_in_one_file_fails_only_that_file(
     vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,6 +248,32 @@ def test_a_named_link_leaving_the_vault_is_not_copied_in(
     assert status(ledger)["conversations"] == 0
     assert [rel for rel, _ in report.failed] == ["Raw/passwd.md"]
     assert sorted(p.name for p in vault.raw.iterdir() if p.name != "README.md") == ["passwd.md"]
+
+
+def test_a_folder_link_leaving_the_vault_is_not_read(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.md").write_text(chat("my password", "is hunter2"), encoding="utf-8")
+    (vault.raw / "linked").symlink_to(outside, target_is_directory=True)
+    ingest(vault, ledger)
+    ingest(vault, ledger, [vault.raw / "linked" / "secret.md"])
+    assert status(ledger)["conversations"] == 0
+
+
+def test_a_subagent_sidecar_linking_outside_the_vault_is_not_read(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"agentType": "x", "description": "the secret"}))
+    line = {"type": "user", "sessionId": SESSION, "agentId": "a1", "isSidechain": True,
+            "message": {"role": "user", "content": "do it"}}  # fmt: skip
+    drop(vault, "agent-a1.jsonl", json.dumps(line) + "\n")
+    (vault.raw / "agent-a1.meta.json").symlink_to(secret)
+    ingest(vault, ledger)
+    (title,) = [r[0] for r in ledger.db.execute("SELECT title FROM conversations")]
+    assert "secret" not in title
 
 
 def test_a_link_inside_the_vault_is_read(vault: Vault, ledger: Ledger) -> None:

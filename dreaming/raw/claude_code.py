@@ -219,9 +219,15 @@ def _is_warmup(conv: Conversation) -> bool:
     return all(m.role == "assistant" for m in conv.messages)
 
 
+_SIDECAR_BYTES = 64 * 1024
+
+
 def _subagent_meta(path: Path) -> dict[str, Any]:
     side = path.with_name(path.name.removesuffix(".jsonl") + ".meta.json")
     try:
+        # A link may lead out of the vault, and a sidecar is a few keys: read no further.
+        if side.is_symlink() or side.stat().st_size > _SIDECAR_BYTES:
+            return {}
         data = json.loads(side.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return {}
