@@ -11,11 +11,7 @@ half-ingested. A bad file is recorded with a one-line reason and the rest goes o
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
-import os
-import shutil
 import sqlite3
 import time
 import uuid
@@ -29,14 +25,14 @@ from dreaming.ledger import Ledger, messages_sha
 from dreaming.raw import read_transcript, too_large
 from dreaming.raw.common import MAX_BYTES
 from dreaming.raw.types import Conversation, content_id
-from dreaming.vault import Vault, durable_temp
+from dreaming.rawfiles import import_into_raw, leaves_vault, not_a_candidate, raw_files, sha256
+from dreaming.vault import Vault
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
 
 BATCH_BYTES = 8 * 1024 * 1024
 PENDING_GRACE_SECONDS = 600
-_SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
 def utcnow() -> str:
@@ -67,90 +63,6 @@ class IngestReport:
             or self.conversations_new
             or self.removed
         )
-
-
-def _not_a_candidate(rel: Path) -> str | None:
-    """Why a file under Raw/ (given relative to Raw/) is not ingested, or None."""
-    if any(part.startswith(".") for part in rel.parts):
-        return "hidden files in Raw/ are not ingested; rename it without the leading dot"
-    if rel.name in _SKIP_NAMES and len(rel.parts) == 1:
-        return "this is Raw/'s own guide, not a transcript"
-    if rel.name.endswith(".meta.json"):
-        return "a subagent's sidecar, read with its transcript; name the transcript instead"
-    return None
-
-
-def raw_files(vault: Vault) -> list[Path]:
-    """Every candidate transcript under Raw/, recursively, in a stable order."""
-    found: list[Path] = []
-    for path in sorted(vault.raw.rglob("*")):
-        if _not_a_candidate(path.relative_to(vault.raw)) is None and path.is_file():
-            found.append(path)
-    return found
-
-
-def _leaves_vault(vault: Vault, path: Path) -> bool:
-    real = Path(os.path.realpath(path))
-    return real != vault.root and vault.root not in real.parents
-
-
-def import_into_raw(vault: Vault, path: Path, max_bytes: int = MAX_BYTES) -> Path:
-    """A transcript from outside the vault is copied into Raw/ (the original is untouched).
-
-    A path inside Raw/ is returned as it is, a link included (ingest checks where it
-    leads). The copy is written to a hidden temp file and hard-linked to a free name,
-    so it never overwrites a file and a crash never leaves half a transcript; a copy
-    of the same file made before it grew is brought up to date in place instead.
-    """
-    given = Path(os.path.abspath(path.expanduser()))
-    if vault.raw in given.parents:
-        if not given.is_file():
-            raise TranscriptError(path, "no such file; give the path of a transcript file")
-        return given
-    src = given.resolve()
-    if not src.is_file():
-        raise TranscriptError(path, "no such file; give the path of a transcript file")
-    if vault.raw in src.parents:
-        return src
-    size = src.stat().st_size
-    if size > max_bytes:
-        raise too_large(path, size, max_bytes)
-    data = src.read_bytes()
-    name = src.name.lstrip(".") or "transcript"  # a hidden name in Raw/ would be skipped
-    stem, suffix = os.path.splitext(name)
-    tmp = durable_temp(vault.raw, data, prefix=".import-")
-    try:
-        shutil.copystat(src, tmp)
-        for n in itertools.count():
-            target = vault.raw / (name if n == 0 else f"{stem}-{n}{suffix}")
-            try:
-                os.link(tmp, target)
-                return target
-            except FileExistsError:
-                if _is_prefix_of(target, data):
-                    os.replace(tmp, target)
-                    return target
-            except OSError:
-                # No hard links on this filesystem: check, then rename.
-                if not target.exists() or _is_prefix_of(target, data):
-                    os.replace(tmp, target)
-                    return target
-    finally:
-        tmp.unlink(missing_ok=True)
-    raise AssertionError("unreachable")
-
-
-def _is_prefix_of(target: Path, data: bytes) -> bool:
-    """Whether `target` holds `data` or an earlier, shorter state of it (a real file)."""
-    if target.is_symlink() or not target.is_file() or target.stat().st_size > len(data):
-        return False
-    pos = 0
-    with target.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            if data[pos : pos + len(chunk)] != chunk:
-                return False
-            pos += len(chunk)
-    return True
 
 
 def ingest(
@@ -249,10 +161,10 @@ def _skip_unread(f: _File, size: int, reason: str, report: IngestReport) -> int:
 def _ingest_file(f: _File, report: IngestReport) -> int:
     """Ingest one file; returns the bytes read (0 when skipped unread)."""
     ledger, path, rel, row = f.ledger, f.path, f.rel, f.row
-    why_not = _not_a_candidate(Path(rel).relative_to("Raw"))
+    why_not = not_a_candidate(Path(rel).relative_to("Raw"))
     if why_not is not None:
         return _skip_unread(f, 0, why_not, report)
-    if _leaves_vault(f.vault, path):
+    if leaves_vault(f.vault, path):
         reason = "a link to a file outside the vault; not read (copy the file into Raw/)"
         return _skip_unread(f, 0, reason, report)
     try:
@@ -268,7 +180,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
             return _skip_unread(
                 f, st.st_size, too_large(path, st.st_size, f.max_bytes).reason, report
             )
-        if row is not None and row["status"] != "pending" and row["sha256"] == _sha256(path):
+        if row is not None and row["status"] != "pending" and row["sha256"] == sha256(path):
             # Touched but not changed: move the watermark, parse nothing.
             ledger.db.execute(
                 "UPDATE raw_files SET mtime_ns = ?, size = ? WHERE path = ?",
@@ -353,14 +265,6 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
     else:
         report.empty += 1
     return result.size
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> str:
