@@ -164,6 +164,16 @@ def test_a_memory_error_in_one_file_fails_only_that_file(
     assert [rel for rel, _ in report.failed] == ["Raw/b.md"]
 
 
+def test_a_lone_surrogate_escape_fails_nothing(vault: Vault, ledger: Ledger) -> None:
+    record = {"type": "user", "sessionId": "s\ud800", "message": {"role": "user",
+              "content": "bad \ud800 here"}}  # fmt: skip
+    drop(vault, "s.jsonl", json.dumps(record) + "\n")
+    drop(vault, "a.md", chat("hi", "hello"))
+    report = ingest(vault, ledger)
+    assert report.conversations_new == 2
+    assert ("bad \ufffd here",) in conversation_texts(ledger)
+
+
 def claude_session_lines(n: int, result_bytes: int) -> Iterator[str]:
     """A Claude Code session whose bytes are mostly tool results, as real ones are."""
     big = "z" * result_bytes

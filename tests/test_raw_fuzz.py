@@ -27,7 +27,9 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
-WORDS = st.sampled_from(["hello", "", "über", "東京", "x" * 300, "a\nb", "\x00", "\u202e", "🙂"])
+WORDS = st.sampled_from(
+    ["hello", "", "über", "東京", "x" * 300, "a\nb", "\x00", "\u202e", "🙂", "lone \ud800"]
+)
 TEXT = st.one_of(WORDS, st.text(max_size=40))
 STAMP = st.sampled_from(["2026-01-01T00:00:00Z", "2026-13-45T99:99", "", "yesterday"])
 SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), TEXT)
@@ -216,7 +218,7 @@ FORMATS: dict[str, tuple[str, st.SearchStrategy[str]]] = {
 
 @st.composite
 def mutated(draw: st.DrawFn, doc: st.SearchStrategy[str]) -> bytes:
-    data = draw(doc).encode("utf-8")
+    data = draw(doc).encode("utf-8", "surrogatepass")  # a lone surrogate: bytes UTF-8 forbids
     how = draw(st.sampled_from(["none", "cut", "splice", "duplicate", "crlf", "bom"]))
     if how == "cut" and data:
         return data[: draw(st.integers(0, len(data) - 1))]
@@ -245,6 +247,12 @@ def outcome(path: Path, data: bytes | None) -> ReadResult | TranscriptError:
         assert "internal error" not in result.reason, result.reason
     else:
         assert isinstance(result, ReadResult)
+        for conv in result.conversations:
+            stored = [conv.source_id, conv.parent_id, conv.title, conv.created_at, *conv.meta]
+            stored += [*conv.meta.values(), conv.updated_at]
+            stored += [t for m in conv.messages for t in (m.role, m.text, m.timestamp)]
+            for text in stored:
+                (text or "").encode("utf-8")  # what SQLite must be able to store
     return result
 
 

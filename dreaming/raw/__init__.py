@@ -395,7 +395,37 @@ def _parse(path: Path, source: str, text: Lines) -> list[Conversation]:
         ) from e
 
 
+def _storable(text: str) -> str:
+    """`text` with lone surrogates (a JSON `\\ud800` escape) as U+FFFD: UTF-8 has no
+    bytes for them, so SQLite cannot store them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _opt(text: str | None) -> str | None:
+    return None if text is None else _storable(text)
+
+
+def _storable_conversation(conv: Conversation) -> Conversation:
+    return replace(
+        conv,
+        source_id=_storable(conv.source_id),
+        parent_id=_opt(conv.parent_id),
+        title=_opt(conv.title),
+        created_at=_opt(conv.created_at),
+        updated_at=_opt(conv.updated_at),
+        meta={_storable(k): _storable(v) for k, v in conv.meta.items()},
+        messages=tuple(
+            replace(m, text=_storable(m.text), timestamp=_opt(m.timestamp)) for m in conv.messages
+        ),
+    )
+
+
 def _finish(source: str, conversations: list[Conversation], sha: str, size: int) -> ReadResult:
+    conversations = [_storable_conversation(c) for c in conversations]
     conversations, redactions = _redact_all(conversations)
     return ReadResult(
         source=source, conversations=conversations, redactions=redactions, sha256=sha, size=size
