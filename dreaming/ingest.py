@@ -16,7 +16,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -52,6 +52,12 @@ class IngestReport:
     messages_added: int = 0
     redactions: int = 0
     removed: int = 0
+
+    def absorb(self, other: IngestReport) -> None:
+        """Add the counts and lists of `other` (one file's report) to this one."""
+        for f in fields(self):
+            if f.name != "files":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     @property
     def changed(self) -> bool:
@@ -91,7 +97,7 @@ def ingest(
             rels.append(rel)
             if progress is not None:
                 progress(done, len(paths), rel)
-            batch += _ingest_file(
+            batch += _ingest_alone(
                 _File(vault, ledger, path, rel, known.get(rel), max_file_bytes), report
             )
             if batch >= BATCH_BYTES:
@@ -102,6 +108,26 @@ def ingest(
         if report.changed:
             _record_run(ledger, report)
     return report
+
+
+def _ingest_alone(f: _File, report: IngestReport) -> int:
+    """One file in a savepoint of its own: whatever goes wrong with it, the others stay."""
+    db = f.ledger.db
+    one = IngestReport()
+    db.execute("SAVEPOINT one_file")
+    try:
+        size = _ingest_file(f, one)
+    except sqlite3.OperationalError:
+        raise  # the database itself (locked, disk full): the run stops and is redone
+    except Exception as e:
+        db.execute("ROLLBACK TO one_file")
+        one = IngestReport()
+        size = _skip_unread(
+            f, 0, f"internal error storing it ({type(e).__name__}); please report", one
+        )
+    db.execute("RELEASE one_file")
+    report.absorb(one)
+    return size
 
 
 def _known_rows(vault: Vault, ledger: Ledger, paths: list[Path] | None) -> dict[str, sqlite3.Row]:

@@ -15,6 +15,7 @@ import pytest
 from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
 from dreaming.raw import read_transcript
+from dreaming.raw.types import Conversation
 from dreaming.status import status
 from dreaming.vault import Vault
 from tests.support import raw_note
@@ -172,6 +173,27 @@ def test_a_lone_surrogate_escape_fails_nothing(vault: Vault, ledger: Ledger) -> 
     report = ingest(vault, ledger)
     assert report.conversations_new == 2
     assert ("bad \ufffd here",) in conversation_texts(ledger)
+
+
+def test_a_file_that_fails_to_store_fails_alone(
+    vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dreaming.ingest as ingest_module
+
+    drop(vault, "a.md", chat("hi", "hello"))
+    drop(vault, "b.md", chat("boom", "x"))
+    real = ingest_module._sync_messages
+
+    def failing(ledger: Ledger, conv: Conversation) -> int:
+        if conv.messages[0].text == "boom":
+            raise ValueError("a bug in storing")
+        return real(ledger, conv)
+
+    monkeypatch.setattr(ingest_module, "_sync_messages", failing)
+    report = ingest(vault, ledger)
+    assert (report.conversations_new, report.messages_added) == (1, 2)
+    assert conversation_texts(ledger) == {("hi", "hello")}
+    assert [rel for rel, _ in report.failed] == ["Raw/b.md"]
 
 
 def claude_session_lines(n: int, result_bytes: int) -> Iterator[str]:
