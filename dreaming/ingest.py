@@ -282,8 +282,10 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         for r in ledger.db.execute("SELECT conv_id FROM file_conversations WHERE path = ?", (rel,))
     }
     ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (rel,))
+    # The file names its conversation only when it holds one (an aider history holds many).
+    single = held if len(result.conversations) == 1 else set()
     for conv in result.conversations:
-        conv = replace(conv, source_id=_identity(ledger, rel, conv, held))
+        conv = replace(conv, source_id=_identity(ledger, rel, conv, single))
         _store_conversation(ledger, rel, conv, now, report)
     report.redactions += result.redactions
     if result.conversations:

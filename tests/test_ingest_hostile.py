@@ -94,6 +94,19 @@ def test_a_file_edited_in_place_keeps_its_conversation(vault: Vault, ledger: Led
     assert conversation_texts(ledger) == {("hello there", "Bread stays fresh when frozen.")}
 
 
+def aider_session(when: str, prompt: str) -> str:
+    return f"\n# aider chat started at {when}\n\n#### {prompt}  \n\nSure.\n"
+
+
+def test_a_history_that_gains_a_session_keeps_both(vault: Vault, ledger: Ledger) -> None:
+    first = aider_session("2026-01-01 10:00:00", "rename the module")
+    path = drop(vault, "proj.aider.chat.history.md", first)
+    ingest(vault, ledger)
+    path.write_text(first + aider_session("2026-01-02 10:00:00", "add a test"), encoding="utf-8")
+    ingest(vault, ledger)
+    assert status(ledger)["conversations"] == 2
+
+
 def pi_session(*lines: dict[str, object]) -> str:
     header = {"type": "session", "id": "pi-session-1", "timestamp": "2026-01-01T00:00:00Z"}
     return "".join(json.dumps(x) + "\n" for x in (header, *lines))
