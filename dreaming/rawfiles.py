@@ -6,12 +6,13 @@ import hashlib
 import itertools
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from dreaming.errors import TranscriptError
 from dreaming.raw import too_large
 from dreaming.raw.common import MAX_BYTES
-from dreaming.vault import Vault, durable_temp
+from dreaming.vault import Vault
 
 _SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
@@ -62,42 +63,61 @@ def import_into_raw(vault: Vault, path: Path, max_bytes: int = MAX_BYTES) -> Pat
     size = src.stat().st_size
     if size > max_bytes:
         raise too_large(path, size, max_bytes)
-    data = src.read_bytes()
     name = src.name.lstrip(".") or "transcript"  # a hidden name in Raw/ would be skipped
     stem, suffix = os.path.splitext(name)
-    tmp = durable_temp(vault.raw, data, prefix=".import-")
+    tmp = _durable_copy(src, vault.raw)
     try:
-        shutil.copystat(src, tmp)
         for n in itertools.count():
             target = vault.raw / (name if n == 0 else f"{stem}-{n}{suffix}")
             try:
                 os.link(tmp, target)
                 return target
             except FileExistsError:
-                if _is_prefix_of(target, data):
-                    os.replace(tmp, target)
-                    return target
+                pass
             except OSError:
                 # No hard links on this filesystem: check, then rename.
-                if not target.exists() or _is_prefix_of(target, data):
+                if not target.exists():
                     os.replace(tmp, target)
                     return target
+            state = _earlier_state(target, tmp)
+            if state == "same":
+                return target
+            if state == "earlier":
+                os.replace(tmp, target)
+                return target
     finally:
         tmp.unlink(missing_ok=True)
     raise AssertionError("unreachable")
 
 
-def _is_prefix_of(target: Path, data: bytes) -> bool:
-    """Whether `target` holds `data` or an earlier, shorter state of it (a real file)."""
-    if target.is_symlink() or not target.is_file() or target.stat().st_size > len(data):
-        return False
-    pos = 0
-    with target.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            if data[pos : pos + len(chunk)] != chunk:
-                return False
-            pos += len(chunk)
-    return True
+def _durable_copy(src: Path, folder: Path) -> Path:
+    """A hidden temp copy of `src` in `folder`, streamed and flushed to disk."""
+    fd, name = tempfile.mkstemp(prefix=".import-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out, src.open("rb") as f:
+            shutil.copyfileobj(f, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+        shutil.copystat(src, name)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
+def _earlier_state(target: Path, copy: Path) -> str | None:
+    """ "same" when `target` holds what `copy` holds, "earlier" when it holds a shorter
+    start of it (the same file copied before it grew), else None. Links never match."""
+    if target.is_symlink() or not target.is_file():
+        return None
+    size = target.stat().st_size
+    if size > copy.stat().st_size:
+        return None
+    with target.open("rb") as a, copy.open("rb") as b:
+        for chunk in iter(lambda: a.read(1 << 20), b""):
+            if b.read(len(chunk)) != chunk:
+                return None
+        return "earlier" if b.read(1) else "same"
 
 
 def sha256(path: Path) -> str:

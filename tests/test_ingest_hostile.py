@@ -384,6 +384,22 @@ def test_a_growing_external_file_keeps_one_copy_in_raw(
     assert status(ledger)["conversations"] == 1
 
 
+def test_an_import_is_copied_without_reading_the_file_whole(
+    vault: Vault, ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = tmp_path / "export.md"
+    outside.write_text(chat("hi", "hello"), encoding="utf-8")
+
+    def no_reading(self: Path) -> bytes:
+        raise AssertionError(f"{self} was read whole")
+
+    monkeypatch.setattr(Path, "read_bytes", no_reading)
+    ingest(vault, ledger, [outside])
+    ingest(vault, ledger, [outside])
+    assert [p.name for p in vault.raw.iterdir() if p.name != "README.md"] == ["export.md"]
+    assert status(ledger)["conversations"] == 1
+
+
 # --- 9. small ones ----------------------------------------------------------------
 
 
