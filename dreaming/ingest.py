@@ -189,7 +189,9 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
     ledger, path, rel, row = f.ledger, f.path, f.rel, f.row
     why_not = not_a_candidate(Path(rel).relative_to("Raw"))
     if why_not is not None:
-        return _skip_unread(f, 0, why_not, report)
+        # Said to whoever named it, not recorded: a full ingest skips the file too.
+        report.failed.append((rel, why_not))
+        return 0
     if leaves_vault(f.vault, path):
         reason = "a link to a file outside the vault; not read (copy the file into Raw/)"
         return _skip_unread(f, 0, reason, report)

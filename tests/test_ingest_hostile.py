@@ -454,6 +454,7 @@ def test_a_hidden_file_inside_raw_named_by_path_is_reported_not_ingested(
     hidden = drop(vault, ".draft.md", chat("hi", "hello"))
     report = ingest(vault, ledger, [hidden])
     assert status(ledger)["conversations"] == 0
+    assert status(ledger)["files"]["total"] == 0
     ((rel, reason),) = report.failed
     assert rel == "Raw/.draft.md"
     assert "hidden" in reason
