@@ -17,6 +17,9 @@ from dreaming.errors import ConfigError
 
 DEFAULT_MODEL = "mlx:qwen2.5-coder-1.5b"
 DEFAULT_SCHEDULE = "03:00"
+# A Raw file past this is skipped unread: no chat a person drops in is that big, and a
+# whole-document format (a ChatGPT export) takes several times its size in memory.
+DEFAULT_MAX_RAW_FILE_MB = 512
 
 _ENV = {
     "model": "DREAMING_MODEL",
@@ -24,6 +27,7 @@ _ENV = {
     "max_model_calls": "DREAMING_MAX_MODEL_CALLS",
     "max_model_seconds": "DREAMING_MAX_MODEL_SECONDS",
     "keep_model_resident": "DREAMING_KEEP_MODEL",
+    "max_raw_file_mb": "DREAMING_MAX_RAW_FILE_MB",
 }
 
 
@@ -36,6 +40,8 @@ class Settings:
     max_model_calls: int | None = None
     max_model_seconds: float | None = None
     keep_model_resident: bool = False
+    max_raw_file_mb: int = DEFAULT_MAX_RAW_FILE_MB
+    """Raw files larger than this are reported and skipped, never read."""
 
     @property
     def config_file(self) -> Path:
@@ -109,6 +115,10 @@ def _coerce(name: str, value: Any, path: Path) -> Any:
             if number < 0 or (name == "max_model_calls" and number != int(number)):
                 raise ValueError(value)
             return int(number) if name == "max_model_calls" else number
+        if name == "max_raw_file_mb":
+            if isinstance(value, bool) or int(value) != float(value) or int(value) < 1:
+                raise ValueError(value)
+            return int(value)
         if name == "keep_model_resident":
             if isinstance(value, bool):
                 return value

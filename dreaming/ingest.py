@@ -1,40 +1,38 @@
 """INGEST: Raw files → conversations and messages in the ledger.
 
-Each Raw file is read whole, parsed by its format's reader, redacted, and
-stored in one transaction. A file is skipped without being read when its
-size and mtime match the ledger (the per-file watermark), so re-ingesting an
-unchanged Raw/ writes nothing. A grown session updates its conversation in
+Each Raw file is size-checked and sniffed before it is read, parsed by its format's
+reader (a JSONL session is streamed), redacted, and stored; a file too large, a link
+leaving the vault or a hidden file is reported and skipped unread. A file is skipped
+without being read when its size and mtime match the ledger (the per-file watermark),
+so re-ingesting an unchanged Raw/ writes nothing. A grown session updates its conversation in
 place. A file still being written is left for the next pass, never
 half-ingested. A bad file is recorded with a one-line reason and the rest goes on.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
-import os
-import shutil
 import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.ledger import Ledger, messages_sha
-from dreaming.raw import read_transcript
-from dreaming.raw.types import Conversation
-from dreaming.vault import Vault, durable_temp
+from dreaming.raw import read_transcript, too_large
+from dreaming.raw.common import MAX_BYTES
+from dreaming.raw.types import Conversation, content_id
+from dreaming.rawfiles import import_into_raw, leaves_vault, not_a_candidate, raw_files, sha256
+from dreaming.vault import Vault
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
 
 BATCH_BYTES = 8 * 1024 * 1024
 PENDING_GRACE_SECONDS = 600
-_SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
 def utcnow() -> str:
@@ -55,6 +53,12 @@ class IngestReport:
     redactions: int = 0
     removed: int = 0
 
+    def absorb(self, other: IngestReport) -> None:
+        """Add the counts and lists of `other` (one file's report) to this one."""
+        for f in fields(self):
+            if f.name != "files":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
     @property
     def changed(self) -> bool:
         return bool(
@@ -67,79 +71,25 @@ class IngestReport:
         )
 
 
-def raw_files(vault: Vault) -> list[Path]:
-    """Every candidate transcript under Raw/, recursively, in a stable order."""
-    found: list[Path] = []
-    for path in sorted(vault.raw.rglob("*")):
-        rel = path.relative_to(vault.raw)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if path.name in _SKIP_NAMES and len(rel.parts) == 1:
-            continue
-        if path.name.endswith(".meta.json") or path.name in (".DS_Store",):
-            continue
-        if path.is_file():
-            found.append(path)
-    return found
-
-
-def import_into_raw(vault: Vault, path: Path) -> Path:
-    """A transcript from outside the vault is copied into Raw/ (the original is untouched).
-
-    The copy is written to a hidden temp file and hard-linked to a free name,
-    so it never overwrites a file and a crash never leaves half a transcript.
-    """
-    src = path.expanduser().resolve()
-    if not src.is_file():
-        raise TranscriptError(path, "no such file; give the path of a transcript file")
-    if vault.raw in src.parents:
-        return src
-    data = src.read_bytes()
-    tmp = durable_temp(vault.raw, data, prefix=".import-")
-    try:
-        shutil.copystat(src, tmp)
-        for n in itertools.count():
-            target = vault.raw / (src.name if n == 0 else f"{src.stem}-{n}{src.suffix}")
-            try:
-                os.link(tmp, target)
-                return target
-            except FileExistsError:
-                if target.read_bytes() == data:
-                    return target
-            except OSError:
-                # No hard links on this filesystem: check, then rename.
-                if not target.exists():
-                    os.replace(tmp, target)
-                    return target
-    finally:
-        tmp.unlink(missing_ok=True)
-    raise AssertionError("unreachable")
-
-
 def ingest(
     vault: Vault,
     ledger: Ledger,
     files: Sequence[Path] | None = None,
     *,
     progress: Progress | None = None,
+    max_file_bytes: int = MAX_BYTES,
 ) -> IngestReport:
     """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/)."""
-    paths = raw_files(vault) if files is None else [import_into_raw(vault, f) for f in files]
-    report = IngestReport(files=len(paths))
-    query = "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
     if files is None:
-        rows = ledger.db.execute(query).fetchall()
+        paths = raw_files(vault)
     else:
-        # A few named files (the watcher's case): look up only their rows.
-        rows = [
-            row
-            for path in paths
-            if (row := ledger.db.execute(f"{query} WHERE path = ?", (vault.rel(path),)).fetchone())
-        ]
-    known = {row["path"]: row for row in rows}
+        paths = [import_into_raw(vault, f, max_file_bytes) for f in files]
+    report = IngestReport(files=len(paths))
     # Files are committed in batches: one commit per small file costs more than
     # parsing it. A crash loses at most the open batch, which the next pass redoes.
     with ledger.transaction():
+        # Read under the lock: another ingest may have stored these files meanwhile.
+        known = _known_rows(vault, ledger, None if files is None else paths)
         batch = 0
         rels = []
         for done, path in enumerate(paths, start=1):
@@ -147,7 +97,9 @@ def ingest(
             rels.append(rel)
             if progress is not None:
                 progress(done, len(paths), rel)
-            batch += _ingest_file(ledger, path, rel, known.get(rel), report)
+            batch += _ingest_alone(
+                _File(vault, ledger, path, rel, known.get(rel), max_file_bytes), report
+            )
             if batch >= BATCH_BYTES:
                 ledger.commit_and_continue()
                 batch = 0
@@ -156,6 +108,40 @@ def ingest(
         if report.changed:
             _record_run(ledger, report)
     return report
+
+
+def _ingest_alone(f: _File, report: IngestReport) -> int:
+    """One file in a savepoint of its own: whatever goes wrong with it, the others stay."""
+    db = f.ledger.db
+    one = IngestReport()
+    db.execute("SAVEPOINT one_file")
+    try:
+        size = _ingest_file(f, one)
+    except sqlite3.OperationalError:
+        raise  # the database itself (locked, disk full): the run stops and is redone
+    except Exception as e:
+        db.execute("ROLLBACK TO one_file")
+        one = IngestReport()
+        size = _skip_unread(
+            f, 0, f"internal error storing it ({type(e).__name__}); please report", one
+        )
+    db.execute("RELEASE one_file")
+    report.absorb(one)
+    return size
+
+
+def _known_rows(vault: Vault, ledger: Ledger, paths: list[Path] | None) -> dict[str, sqlite3.Row]:
+    query = "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
+    if paths is None:
+        rows = ledger.db.execute(query).fetchall()
+    else:
+        # A few named files (the watcher's case): look up only their rows.
+        rows = [
+            row
+            for path in paths
+            if (row := ledger.db.execute(f"{query} WHERE path = ?", (vault.rel(path),)).fetchone())
+        ]
+    return {row["path"]: row for row in rows}
 
 
 def _forget_files(ledger: Ledger, gone: set[str]) -> int:
@@ -180,10 +166,35 @@ def _forget_files(ledger: Ledger, gone: set[str]) -> int:
     return len(gone)
 
 
-def _ingest_file(
-    ledger: Ledger, path: Path, rel: str, row: sqlite3.Row | None, report: IngestReport
-) -> int:
+@dataclass(frozen=True)
+class _File:
+    vault: Vault
+    ledger: Ledger
+    path: Path
+    rel: str
+    row: sqlite3.Row | None
+    max_bytes: int
+
+
+def _skip_unread(f: _File, size: int, reason: str, report: IngestReport) -> int:
+    # No watermark (mtime 0): the file is looked at again next pass, as it may be fixed
+    # (or the limit raised) without the file itself changing.
+    _record_file(f.ledger, _FileRow(f.rel, size, 0, "", None, "failed", reason))
+    report.failed.append((f.rel, reason))
+    return 0
+
+
+def _ingest_file(f: _File, report: IngestReport) -> int:
     """Ingest one file; returns the bytes read (0 when skipped unread)."""
+    ledger, path, rel, row = f.ledger, f.path, f.rel, f.row
+    why_not = not_a_candidate(Path(rel).relative_to("Raw"))
+    if why_not is not None:
+        # Said to whoever named it, not recorded: a full ingest skips the file too.
+        report.failed.append((rel, why_not))
+        return 0
+    if leaves_vault(f.vault, path):
+        reason = "a link to a file outside the vault; not read (copy the file into Raw/)"
+        return _skip_unread(f, 0, reason, report)
     try:
         st = path.stat()
         if (
@@ -193,41 +204,35 @@ def _ingest_file(
         ):
             report.unchanged += 1
             return 0
-        data = path.read_bytes()
-        after = path.stat()
+        if st.st_size > f.max_bytes:
+            return _skip_unread(
+                f, st.st_size, too_large(path, st.st_size, f.max_bytes).reason, report
+            )
+        if row is not None and row["status"] != "pending" and row["sha256"] == sha256(path):
+            # Touched but not changed: move the watermark, parse nothing.
+            ledger.db.execute(
+                "UPDATE raw_files SET mtime_ns = ?, size = ? WHERE path = ?",
+                (st.st_mtime_ns, st.st_size, rel),
+            )
+            report.unchanged += 1
+            return st.st_size
     except FileNotFoundError:
         return 0
     except OSError as e:
-        reason = f"cannot read the file ({e.strerror or e}); check its permissions"
-        _record_file(ledger, _FileRow(rel, 0, 0, "", None, "failed", reason))
-        report.failed.append((rel, reason))
-        return 0
-    if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(
-        data
-    ) != after.st_size:
-        reason = "still being written; will be read once it stops changing"
-        _record_file(
-            ledger, _FileRow(rel, after.st_size, after.st_mtime_ns, "", None, "pending", reason)
+        return _skip_unread(
+            f, 0, f"cannot read the file ({e.strerror or e}); check its permissions", report
         )
-        report.pending.append((rel, reason))
-        return len(data)
-    sha = hashlib.sha256(data).hexdigest()
-    if row is not None and row["sha256"] == sha and row["status"] != "pending":
-        # Touched but not changed: move the watermark, parse nothing.
-        ledger.db.execute(
-            "UPDATE raw_files SET mtime_ns = ?, size = ? WHERE path = ?",
-            (st.st_mtime_ns, st.st_size, rel),
-        )
-        report.unchanged += 1
-        return len(data)
-    file_row = _FileRow(rel, st.st_size, st.st_mtime_ns, sha, None, "failed", None)
+    file_row = _FileRow(rel, st.st_size, st.st_mtime_ns, "", None, "failed", None)
     try:
-        result = read_transcript(path, data)
+        result = read_transcript(path, max_bytes=f.max_bytes)
+        after = path.stat()
+    except FileNotFoundError:
+        return 0
     except IncompleteTranscript as e:
         if time.time() - st.st_mtime < PENDING_GRACE_SECONDS:
             _record_file(ledger, replace(file_row, status="pending", reason=e.reason))
             report.pending.append((rel, e.reason))
-            return len(data)
+            return st.st_size
         # Unchanged for long: no copy is still running, the file is truncated.
         reason = (
             f"{e.reason.split(';')[0]}; unchanged for over "
@@ -236,16 +241,37 @@ def _ingest_file(
         )
         _record_file(ledger, replace(file_row, reason=reason))
         report.failed.append((rel, reason))
-        return len(data)
+        return st.st_size
     except TranscriptError as e:
         _record_file(ledger, replace(file_row, reason=e.reason))
         report.failed.append((rel, e.reason))
-        return len(data)
+        return st.st_size
+    except MemoryError:
+        mb = max(1, f.max_bytes // (1024 * 1024))
+        reason = (
+            "too large to read in the memory available; split it, or lower "
+            f"max_raw_file_mb ({mb} now) in .dreaming/config.toml to skip such files"
+        )
+        return _skip_unread(f, st.st_size, reason, report)
+    except OSError as e:
+        return _skip_unread(
+            f, 0, f"cannot read the file ({e.strerror or e}); check its permissions", report
+        )
+    if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or (
+        result.size != after.st_size
+    ):
+        reason = "still being written; it will be read once it stops changing"
+        _record_file(
+            ledger, _FileRow(rel, after.st_size, after.st_mtime_ns, "", None, "pending", reason)
+        )
+        report.pending.append((rel, reason))
+        return result.size
     now = utcnow()
     _record_file(
         ledger,
         replace(
             file_row,
+            sha256=result.sha256,
             source=result.source,
             status="ok" if result.conversations else "empty",
             reason=None if result.conversations else "no conversation in this file",
@@ -253,15 +279,54 @@ def _ingest_file(
             redactions=result.redactions,
         ),
     )
+    held = {
+        r["conv_id"]
+        for r in ledger.db.execute("SELECT conv_id FROM file_conversations WHERE path = ?", (rel,))
+    }
     ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (rel,))
+    # The file names its conversation only when it holds one (an aider history holds many).
+    single = held if len(result.conversations) == 1 else set()
     for conv in result.conversations:
+        conv = replace(conv, source_id=_identity(ledger, rel, conv, single))
         _store_conversation(ledger, rel, conv, now, report)
     report.redactions += result.redactions
     if result.conversations:
         report.ingested += 1
     else:
         report.empty += 1
-    return len(data)
+    return result.size
+
+
+def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> str:
+    """The ledger id of `conv` as read from the file `rel`.
+
+    A source's own id names the conversation; a source without one is named by its
+    file (a single-conversation file keeps the id it had, however it is edited). Either
+    way another file's copy joins a conversation only as an earlier or later state of
+    it (one is a prefix of the other); a different chat under the same id (chats that
+    open alike, a copy with a line duplicated) is kept as a conversation of its own.
+    """
+    candidate = conv.source_id
+    if not conv.own_id and len(held) == 1:
+        candidate = next(iter(held))
+    row = ledger.db.execute(
+        "SELECT file, message_count, content_sha FROM conversations WHERE id = ?", (candidate,)
+    ).fetchone()
+    if row is None or row["file"] == rel or _same_lineage(ledger, candidate, row, conv):
+        return candidate
+    return content_id(conv.source, candidate, rel)
+
+
+def _same_lineage(ledger: Ledger, conv_id: str, row: sqlite3.Row, conv: Conversation) -> bool:
+    """Whether the stored conversation and `conv` are one a prefix of the other."""
+    new = [(m.role, m.text, m.timestamp) for m in conv.messages]
+    if row["message_count"] <= len(new):
+        return messages_sha(new[: row["message_count"]]) == str(row["content_sha"])
+    stored = ledger.db.execute(
+        "SELECT role, text, ts FROM messages WHERE conv_id = ? AND position < ? ORDER BY position",
+        (conv_id, len(new)),
+    )
+    return messages_sha((r["role"], r["text"], r["ts"]) for r in stored) == messages_sha(new)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ CONFIG_TEMPLATE = """\
 # Per-run budget; the rest resumes next run.
 # max_model_calls = 2000
 # max_model_seconds = 14400
+# Raw files larger than this (MB) are reported and skipped, never read.
+# max_raw_file_mb = 512
 """
 
 
@@ -92,6 +94,7 @@ def init_vault(path: Path) -> InitReport:
     report.kept = [rel for rel in report.kept if rel not in unfinished]
     added = [root / rel for rel in report.added]
     report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
+    repo.repo.close()  # its git cat-file helpers would otherwise outlive it until a GC
     return report
 
 

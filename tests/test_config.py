@@ -47,6 +47,10 @@ def test_an_invalid_schedule_is_refused(tmp_path: Path) -> None:
         ("max_model_seconds = -5", "max_model_seconds"),
         ('keep_model_resident = "ture"', "keep_model_resident"),
         ("model = 3", "model"),
+        ("max_raw_file_mb = 0", "max_raw_file_mb"),
+        ("max_raw_file_mb = 2.5", "max_raw_file_mb"),
+        ("max_raw_file_mb = [1]", "max_raw_file_mb"),
+        ("max_raw_file_mb = true", "max_raw_file_mb"),
     ],
 )
 def test_invalid_values_are_refused_naming_the_setting(
@@ -75,3 +79,14 @@ def test_the_configured_model_comes_from_the_vault_then_the_environment(
     monkeypatch.delenv("DREAMING_MODEL")
     (vault.state / "config.toml").write_text('model = "mlx:qwen2.5-coder-0.5b"\n')
     assert configured_model(vault.root) == "mlx:qwen2.5-coder-0.5b"
+
+
+def test_the_raw_file_size_limit_has_a_default_and_can_be_raised(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DREAMING_MAX_RAW_FILE_MB", raising=False)
+    assert load_settings(vault.root).max_raw_file_mb == 512
+    (vault.state / "config.toml").write_text("max_raw_file_mb = 2048\n")
+    assert load_settings(vault.root).max_raw_file_mb == 2048
+    monkeypatch.setenv("DREAMING_MAX_RAW_FILE_MB", "64")
+    assert load_settings(vault.root).max_raw_file_mb == 64

@@ -10,6 +10,7 @@ import json
 import shlex
 import sqlite3
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,13 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _plain(text: object) -> str:
-    """`text` safe for a terminal: control characters (escape sequences, newlines)
-    shown as Python escapes, so a path or name can neither drive the terminal nor
-    break a one-line message."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text))
+# Terminal controls, bidi overrides, line breaks: a file name may hold any of them.
+_UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def shown(text: object) -> str:
+    """`text` safe for a terminal and one line: unprintable characters as escapes."""
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _UNSHOWN else c for c in str(text))
 
 
 def _implied_vault() -> Path | None:
@@ -71,21 +74,20 @@ def init(path: Path) -> None:
     from dreaming.scaffold import init_vault
 
     report = init_vault(path)
-    shown = _plain(report.vault.root)
-    root = escape(shown)
+    root = report.vault.root
     if report.added:
-        out.print(f"[bold]{root}[/]: added {len(report.added)} files")
+        out.print(f"[bold]{escape(shown(root))}[/]: added {len(report.added)} files")
         for rel in report.added:
-            out.print(f"  + {rel}", markup=False)
+            out.print(f"  + {shown(rel)}", markup=False)
     else:
-        out.print(f"[bold]{root}[/]: already a complete vault; nothing added")
+        out.print(f"[bold]{escape(shown(root))}[/]: already a complete vault; nothing added")
     if report.kept:
         out.print(f"  kept {len(report.kept)} existing files untouched")
     if report.commit:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
-    raw = _plain(report.vault.raw)
     out.print(
-        f"Next: drop transcripts into {raw} and run: dreaming ingest --vault {shlex.quote(shown)}",
+        f"Next: drop transcripts into {shown(report.vault.raw)} and run: "
+        f"dreaming ingest --vault {shlex.quote(shown(root))}",
         markup=False,
     )
 
@@ -97,10 +99,12 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from dreaming.config import load_settings
     from dreaming.ingest import ingest as run_ingest
     from dreaming.ledger import Ledger
 
     vault = _vault(vault_path)
+    limit = load_settings(vault.root).max_raw_file_mb * 1024 * 1024
     with Ledger(vault.ledger_path) as ledger:
         if out.is_terminal:
             with Progress(
@@ -114,15 +118,17 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
                 task = bar.add_task("", total=None)
 
                 def progress(done: int, total: int, rel: str) -> None:
-                    bar.update(task, completed=done, total=total, description=rel[-60:])
+                    description = escape(shown(rel)[-60:])
+                    bar.update(task, completed=done, total=total, description=description)
 
-                report = run_ingest(vault, ledger, list(files) or None, progress=progress)
+                report = run_ingest(
+                    vault, ledger, list(files) or None, progress=progress, max_file_bytes=limit
+                )
         else:
-            report = run_ingest(vault, ledger, list(files) or None)
-    for rel, reason in report.failed:
-        err.print(f"dreaming: {rel}: {reason}", markup=False)
-    for rel, reason in report.pending:
-        err.print(f"dreaming: {rel}: {reason} (will retry)", markup=False)
+            report = run_ingest(vault, ledger, list(files) or None, max_file_bytes=limit)
+    # Every pending reason already says when the file will be read.
+    for rel, reason in report.failed + report.pending:
+        err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
         f"{report.files} files: {report.ingested} ingested, {report.unchanged} unchanged, "
         f"{report.empty} without conversations, {len(report.failed)} failed, "
@@ -161,7 +167,7 @@ def reindex(vault_path: Path | None) -> None:
     with Ledger(vault.ledger_path) as ledger:
         report = run_reindex(vault, ledger)
     for rel, reason in report.unreadable:
-        err.print(f"dreaming: {rel}: {reason}", markup=False)
+        err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
         f"reindexed {report.articles} articles: {report.aliases} names, "
         f"{report.categories} categories, {report.links} links"
@@ -237,10 +243,15 @@ def model_run(spec: str, prompt: str, system: str | None) -> None:
     err.print(format_usage(usage, load_seconds(spec)), markup=False)
 
 
+def _name(text: str) -> str:
+    """A name or reason inside rich markup: escaped for the terminal and for rich."""
+    return escape(shown(text))
+
+
 def _print_status(doc: dict[str, Any]) -> None:
     from rich.table import Table
 
-    out.print(f"[bold]{escape(_plain(doc['vault']))}[/]")
+    out.print(f"[bold]{escape(shown(doc['vault']))}[/]")
     out.print(
         f"{doc['conversations']} conversations, {doc['messages']} messages, "
         f"{doc['articles']} articles, {doc['redactions']} secrets redacted"
@@ -255,14 +266,14 @@ def _print_status(doc: dict[str, Any]) -> None:
         f"Raw files: {files['total']} ({files['ok']} ok, {files['empty']} without "
         f"conversations, {files['failed']} failed, {files['pending']} pending)"
     )
-    # File names may hold brackets: escape them so rich shows them as they are.
+    # File names may hold brackets and control characters: show them as they are.
     for f in doc["failed"]:
-        out.print(f"  [red]failed[/] {escape(f['file'])}: {escape(f['reason'])}")
+        out.print(f"  [red]failed[/] {_name(f['file'])}: {_name(f['reason'])}")
     for f in doc["pending"]:
-        out.print(f"  [yellow]pending[/] {escape(f['file'])}: {escape(f['reason'])}")
+        out.print(f"  [yellow]pending[/] {_name(f['file'])}: {_name(f['reason'])}")
     for f in doc["reclaimable"]:
         out.print(
-            f"  [dim]reclaimable[/] {escape(f['file'])} (a copy of {escape(f['superseded_by'])})"
+            f"  [dim]reclaimable[/] {_name(f['file'])} (a copy of {_name(f['superseded_by'])})"
         )
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
@@ -287,7 +298,7 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except DreamingError as e:
-        err.print(f"dreaming: error: {_plain(e)}", markup=False, soft_wrap=True)
+        err.print(f"dreaming: error: {shown(e)}", markup=False, soft_wrap=True)
         sys.exit(e.exit_code)
     except click.exceptions.Abort:
         err.print("dreaming: aborted")
@@ -299,5 +310,9 @@ def main() -> None:
         sys.exit(130)
     except (OSError, sqlite3.Error) as e:
         # A backstop: the system said no (disk full, permissions); still one line.
-        err.print(f"dreaming: error: {_plain(e)}", markup=False, soft_wrap=True)
+        err.print(f"dreaming: error: {shown(e)}", markup=False, soft_wrap=True)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

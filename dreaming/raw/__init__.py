@@ -8,16 +8,25 @@ parses with that format's reader, then redacts. It returns a `ReadResult` or rai
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.raw import aider, canonical, chatgpt, claude_code, codex, cortexes, markdown, pi
-from dreaming.raw.common import binary_kind, decode, looks_truncated
+from dreaming.raw.common import (
+    MAX_BYTES,
+    Lines,
+    binary_kind,
+    decode,
+    json_problem,
+    looks_truncated,
+)
 from dreaming.raw.redact import redact
 from dreaming.raw.types import Conversation, Message
 
@@ -46,6 +55,12 @@ _READERS: dict[str, Callable[[Path, str], list[Conversation]]] = {
     "cortexes": cortexes.parse,
     "raw": canonical.parse,
 }
+# Line-based formats: read from a stream of lines, never whole.
+_LINE_READERS: dict[str, Callable[[Path, Lines], list[Conversation]]] = {
+    "claude-code": claude_code.parse,
+    "pi": pi.parse,
+    "codex": codex.parse,
+}
 
 _CLAUDE_TYPES = frozenset(
     {"user", "assistant", "summary", "system", "file-history-snapshot", "queue-operation",
@@ -67,6 +82,10 @@ class ReadResult:
     """Empty when the file is valid but holds no dialogue (a summary-only session log)."""
     redactions: int
     """Secrets replaced by `[REDACTED:<kind>]` in this file."""
+    sha256: str
+    """Of the bytes read."""
+    size: int
+    """How many bytes were read (a file still growing has more by now)."""
 
 
 def _classify(obj: dict[str, Any]) -> str | None:
@@ -148,6 +167,10 @@ def detect(path: Path, head: bytes) -> str | None:
     return _detect_text(Path(path), text[:HEAD_BYTES])
 
 
+_NOT_A_TRANSCRIPT = (
+    "JSON, but not a transcript format dreaming reads (ChatGPT conversations.json, "
+    "Claude Code, Codex or pi session); remove it from Raw/"
+)
 _NO_TURNS = (
     "no conversation turns found; start each turn with a `## user` or `## assistant` "
     "heading (see docs/formats.md) or remove the file from Raw/"
@@ -171,16 +194,12 @@ def _unknown(path: Path, text: str) -> TranscriptError:
         except json.JSONDecodeError as e:
             error = e
             continue
-        return TranscriptError(
-            path,
-            "JSON, but not a transcript format dreaming reads (ChatGPT conversations.json, "
-            "Claude Code, Codex or pi session); remove it from Raw/",
-        )
+        return TranscriptError(path, _NOT_A_TRANSCRIPT)
     if error is not None and looks_truncated(s, error):
         return IncompleteTranscript(
             path, "JSON ends early (file still being written?); it will be retried"
         )
-    where = f" ({error.msg} at line {error.lineno} column {error.colno})" if error else ""
+    where = f" {json_problem(error)}" if error else ""
     return TranscriptError(
         path, f"neither valid JSON{where} nor a chat log with turns; re-export it or delete it"
     )
@@ -231,28 +250,141 @@ def _redact_all(conversations: list[Conversation]) -> tuple[list[Conversation], 
     return out, total
 
 
-def read_transcript(path: Path, data: bytes | None = None) -> ReadResult:
-    """Read one Raw file (its bytes, when the caller already has them)."""
+def too_large(path: Path, size: int, max_bytes: int) -> TranscriptError:
+    mib = 1024 * 1024
+    return TranscriptError(
+        path,
+        f"file is {-(-size // mib)} MB, over the {max_bytes // mib} MB limit for a transcript; "
+        "split it, or raise max_raw_file_mb in .dreaming/config.toml",
+    )
+
+
+def read_transcript(
+    path: Path, data: bytes | None = None, *, max_bytes: int = MAX_BYTES
+) -> ReadResult:
+    """Read one Raw file (its bytes, when the caller already has them).
+
+    The size and the first bytes are checked before anything else is read; a JSONL
+    session is streamed line by line, so memory follows what the reader keeps (tool
+    output is dropped or shortened), not the size of the file.
+    """
     path = Path(path)
-    if data is None:
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise TranscriptError(
-                path, f"cannot be read ({e.strerror or type(e).__name__}); check it exists"
-            ) from None
-    empty = TranscriptError(path, "file is empty; wait for the copy to finish or delete it")
+    if data is not None:
+        if len(data) > max_bytes:
+            raise too_large(path, len(data), max_bytes)
+        return _read_whole(path, data)
+    try:
+        with path.open("rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > max_bytes:
+                raise too_large(path, size, max_bytes)
+            head = f.read(HEAD_BYTES)
+            kind = binary_kind(head)
+            if kind:
+                raise _binary(path, kind)
+            source = detect(path, head)
+            if source in _LINE_READERS and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+                f.seek(0)
+                return _read_stream(path, source, f)
+            data = head + f.read(max_bytes + 1 - len(head))
+    except OSError as e:
+        raise TranscriptError(
+            path, f"cannot be read ({e.strerror or type(e).__name__}); check it exists"
+        ) from None
+    if len(data) > max_bytes:
+        raise too_large(path, len(data), max_bytes)
+    return _read_whole(path, data)
+
+
+def _binary(path: Path, kind: str) -> TranscriptError:
+    return TranscriptError(path, f"binary file ({kind}), not a transcript; remove it from Raw/")
+
+
+class _Stream:
+    """A binary file as decoded lines, hashed and counted on the way through."""
+
+    def __init__(self, path: Path, f: BinaryIO) -> None:
+        self.path = path
+        self.f = f
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def lines(self) -> Iterator[str]:
+        ended_line = False
+        for raw in self.f:
+            self.sha.update(raw)
+            start = self.size
+            self.size += len(raw)
+            ended_line = raw.endswith(b"\n")
+            body = raw[3:] if start == 0 and raw.startswith(b"\xef\xbb\xbf") else raw
+            try:
+                line = body.decode("utf-8")
+            except UnicodeDecodeError as e:
+                if not ended_line and e.start >= len(body) - 3:
+                    raise IncompleteTranscript(
+                        self.path,
+                        "file ends inside a character (still being copied?); it will be retried",
+                    ) from None
+                raise TranscriptError(
+                    self.path,
+                    f"not UTF-8 text (invalid byte at offset {start + e.start}); "
+                    "re-export the transcript as UTF-8 or delete the file",
+                ) from None
+            yield line.removesuffix("\n")
+        if ended_line:
+            yield ""  # what splitting the whole text on newlines gives: the last line is complete
+
+
+def _read_stream(path: Path, source: str, f: BinaryIO) -> ReadResult:
+    stream = _Stream(path, f)
+    lines = stream.lines()
+    conversations = _parse(path, source, lines)
+    for _ in lines:
+        pass  # the reader may stop early; the hash and size cover the whole file
+    if stream.size == 0:
+        raise TranscriptError(path, _EMPTY)
+    return _finish(source, conversations, stream.sha.hexdigest(), stream.size)
+
+
+_EMPTY = "file is empty; wait for the copy to finish or delete it"
+
+
+def _read_whole(path: Path, data: bytes) -> ReadResult:
     if not data.strip():
-        raise empty
+        raise TranscriptError(path, _EMPTY)
     kind = binary_kind(data[:HEAD_BYTES])
     if kind:
-        raise TranscriptError(path, f"binary file ({kind}), not a transcript; remove it from Raw/")
+        raise _binary(path, kind)
     text = decode(path, data)
     if not text.strip():
-        raise empty
+        raise TranscriptError(path, _EMPTY)
+    if _is_json_scalar(text):
+        raise TranscriptError(path, _NOT_A_TRANSCRIPT)
     source = _detect_text(path, text[:HEAD_BYTES]) or "markdown"
+    conversations = _parse(path, source, text)
+    if not conversations and source in ("markdown", "raw"):
+        # Nothing took the file (turns may also start past the detection head).
+        raise _unknown(path, text)
+    return _finish(source, conversations, hashlib.sha256(data).hexdigest(), len(data))
+
+
+def _is_json_scalar(text: str) -> bool:
+    """`null`, `42`, `"text"`: JSON, but nothing a chat log could start with."""
+    s = text.strip().lstrip("\ufeff")
+    if len(s) > 1000 or not (s[0] in '"-' or s[0].isdigit() or s in ("null", "true", "false")):
+        return False
     try:
-        conversations = _READERS[source](path, text)
+        json.loads(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse(path: Path, source: str, text: Lines) -> list[Conversation]:
+    try:
+        if isinstance(text, str):
+            return _READERS[source](path, text)
+        return _LINE_READERS[source](path, text)
     except TranscriptError:
         raise
     except RecursionError:
@@ -261,8 +393,40 @@ def read_transcript(path: Path, data: bytes | None = None) -> ReadResult:
         raise TranscriptError(
             path, f"internal error reading it as {source} ({type(e).__name__}); please report"
         ) from e
-    if not conversations and source in ("markdown", "raw"):
-        # Nothing took the file (turns may also start past the detection head).
-        raise _unknown(path, text)
+
+
+def _storable(text: str) -> str:
+    """`text` with lone surrogates (a JSON `\\ud800` escape) as U+FFFD: UTF-8 has no
+    bytes for them, so SQLite cannot store them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _opt(text: str | None) -> str | None:
+    return None if text is None else _storable(text)
+
+
+def _storable_conversation(conv: Conversation) -> Conversation:
+    return replace(
+        conv,
+        source_id=_storable(conv.source_id),
+        parent_id=_opt(conv.parent_id),
+        title=_opt(conv.title),
+        created_at=_opt(conv.created_at),
+        updated_at=_opt(conv.updated_at),
+        meta={_storable(k): _storable(v) for k, v in conv.meta.items()},
+        messages=tuple(
+            replace(m, text=_storable(m.text), timestamp=_opt(m.timestamp)) for m in conv.messages
+        ),
+    )
+
+
+def _finish(source: str, conversations: list[Conversation], sha: str, size: int) -> ReadResult:
+    conversations = [_storable_conversation(c) for c in conversations]
     conversations, redactions = _redact_all(conversations)
-    return ReadResult(source=source, conversations=conversations, redactions=redactions)
+    return ReadResult(
+        source=source, conversations=conversations, redactions=redactions, sha256=sha, size=size
+    )

@@ -121,6 +121,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
             Conversation(
                 source=SOURCE,
                 source_id=content_id(SOURCE, when, first_user),
+                own_id=False,
                 messages=tuple(messages),
                 title=title_from(messages),
                 created_at=stamp,

@@ -65,6 +65,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
         Conversation(
             source=SOURCE,
             source_id=fm.get("id") or content_id(SOURCE, first_user),
+            own_id=bool(fm.get("id")),
             messages=tuple(messages),
             title=shorten(title, 200) if title else title_from(messages),
             created_at=created,

@@ -139,11 +139,7 @@ def _conversation(conv: dict[str, Any]) -> Conversation | None:
     if not messages:
         return None
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
-    source_id = (
-        as_str(conv.get("conversation_id"))
-        or as_str(conv.get("id"))
-        or content_id(SOURCE, first_user)
-    )
+    own = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
     first, last = span(messages)
     title = as_str(conv.get("title"))
     meta: dict[str, str] = {}
@@ -152,7 +148,8 @@ def _conversation(conv: dict[str, Any]) -> Conversation | None:
         meta["model"] = model
     return Conversation(
         source=SOURCE,
-        source_id=source_id,
+        source_id=own or content_id(SOURCE, first_user),
+        own_id=own is not None,
         messages=tuple(messages),
         title=shorten(title, 200) if title else title_from(messages),
         created_at=iso(conv.get("create_time")) or first,

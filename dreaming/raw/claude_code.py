@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.raw.common import (
+    Lines,
     Turns,
     as_str,
     iter_jsonl,
@@ -218,16 +219,22 @@ def _is_warmup(conv: Conversation) -> bool:
     return all(m.role == "assistant" for m in conv.messages)
 
 
+_SIDECAR_BYTES = 64 * 1024
+
+
 def _subagent_meta(path: Path) -> dict[str, Any]:
     side = path.with_name(path.name.removesuffix(".jsonl") + ".meta.json")
     try:
+        # A link may lead out of the vault, and a sidecar is a few keys: read no further.
+        if side.is_symlink() or side.stat().st_size > _SIDECAR_BYTES:
+            return {}
         data = json.loads(side.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def parse(path: Path, text: str) -> list[Conversation]:
+def parse(path: Path, text: Lines) -> list[Conversation]:
     sessions: dict[tuple[str, str | None], _Session] = {}
     summaries: dict[str, str] = {}
     fallback_id = path.name.removesuffix(".jsonl")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.raw.common import (
+    Lines,
     Turns,
     as_str,
     iter_jsonl,
@@ -117,7 +118,7 @@ def _add_item(turns: Turns, item: dict[str, Any], ts: str | None) -> None:
         turns.add("tool", tool_result(_output_text(item.get("output"))), ts, merge=True)
 
 
-def parse(path: Path, text: str) -> list[Conversation]:
+def parse(path: Path, text: Lines) -> list[Conversation]:
     session: dict[str, Any] = {}
     items: list[tuple[dict[str, Any], str | None]] = []
     events: list[tuple[dict[str, Any], str | None]] = []
@@ -166,6 +167,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
         Conversation(
             source=SOURCE,
             source_id=as_str(session.get("id")) or content_id(SOURCE, first_user),
+            own_id=as_str(session.get("id")) is not None,
             messages=tuple(messages),
             title=title_from(messages),
             created_at=as_str(session.get("timestamp")) or first,

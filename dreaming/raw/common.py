@@ -9,14 +9,17 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from dreaming.config import DEFAULT_MAX_RAW_FILE_MB
 from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.raw.types import Message
 
 KEY_ARG_CHARS = 120
 TITLE_CHARS = 80
 
-# Files are read whole; anything past this is not a chat transcript a person dropped in.
-MAX_BYTES = 512 * 1024 * 1024
+MAX_BYTES = DEFAULT_MAX_RAW_FILE_MB * 1024 * 1024
+
+Lines = str | Iterator[str]
+"""A reader's input: the whole text, or (for line-based formats) its lines as a stream."""
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "PNG image"),
@@ -54,11 +57,6 @@ def binary_kind(head: bytes) -> str | None:
 
 def decode(path: Path, data: bytes) -> str:
     """Bytes → text, or a TranscriptError that says what is wrong with them."""
-    if len(data) > MAX_BYTES:
-        mb = len(data) // (1024 * 1024)
-        raise TranscriptError(
-            path, f"file is {mb} MB, too large to be a transcript; split it or remove it"
-        )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")
@@ -99,39 +97,49 @@ def looks_truncated(line: str, err: json.JSONDecodeError) -> bool:
     return bool(re.fullmatch(r"-?[0-9.eE+-]*", rest))
 
 
-def iter_jsonl(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_problem(e: json.JSONDecodeError, lineno: int | None = None) -> str:
+    """`at line 3 column 7 (Expecting value)`: the place, then what is wrong there."""
+    msg = e.msg.removesuffix(" at")  # "Invalid control character at" names no place itself
+    return f"at line {lineno or e.lineno} column {e.colno} ({msg})"
+
+
+def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, record) for every non-blank line; stop hard on a bad line."""
-    lines = text.split("\n")
-    last = len(lines) - 1
+    lines = iter(text.split("\n") if isinstance(text, str) else text)
     loads = json.loads
-    for i, line in enumerate(lines):
+    line = next(lines, None)
+    i = 0
+    while line is not None:
+        following = next(lines, None)
+        i += 1
         if not line or line.isspace():
+            line = following
             continue
         try:
             obj = loads(line)
         except json.JSONDecodeError as e:
-            if i == last and looks_truncated(line, e):
+            if following is None and looks_truncated(line, e):
                 raise IncompleteTranscript(
                     path,
-                    f"last line {i + 1} is cut off mid-record (file still being written?); "
+                    f"last line {i} is cut off mid-record (file still being written?); "
                     "it will be read once it is complete",
                 ) from None
             raise TranscriptError(
                 path,
-                f"not valid JSON at line {i + 1} ({e.msg}); "
-                "re-export the session or delete the file",
+                f"not valid JSON {json_problem(e, i)}; re-export the session or delete the file",
             ) from None
         except RecursionError:
             raise TranscriptError(
-                path, f"line {i + 1} is nested too deeply to read; delete the file"
+                path, f"line {i} is nested too deeply to read; delete the file"
             ) from None
         if not isinstance(obj, dict):
             raise TranscriptError(
                 path,
-                f"line {i + 1} is JSON but not a record (an object was expected); "
+                f"line {i} is JSON but not a record (an object was expected); "
                 "this is not a session log, remove it from Raw/",
             )
-        yield i + 1, obj
+        yield i, obj
+        line = following
 
 
 def load_json(path: Path, text: str) -> Any:
@@ -145,8 +153,7 @@ def load_json(path: Path, text: str) -> Any:
             ) from None
         raise TranscriptError(
             path,
-            f"not valid JSON at line {e.lineno} column {e.colno} ({e.msg}); "
-            "re-export it or delete the file",
+            f"not valid JSON {json_problem(e)}; re-export it or delete the file",
         ) from None
     except RecursionError:
         raise TranscriptError(path, "JSON is nested too deeply to read; delete the file") from None

@@ -126,6 +126,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
         Conversation(
             source=SOURCE,
             source_id=fm.get("id") or content_id(SOURCE, when or "", repo or "", first_user),
+            own_id=bool(fm.get("id")),
             messages=tuple(messages),
             title=fm.get("title") or title_from(messages),
             created_at=when,

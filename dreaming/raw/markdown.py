@@ -145,6 +145,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
         Conversation(
             source=SOURCE,
             source_id=fm.get("id") or content_id(SOURCE, first_user),
+            own_id=bool(fm.get("id")),
             messages=tuple(messages),
             title=fm.get("title") or title_from(messages),
             created_at=created,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.raw.common import (
+    Lines,
     Turns,
     as_str,
     iso,
@@ -89,7 +90,7 @@ def _live_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return path
 
 
-def parse(path: Path, text: str) -> list[Conversation]:
+def parse(path: Path, text: Lines) -> list[Conversation]:
     header: dict[str, Any] = {}
     entries: list[dict[str, Any]] = []
     for _, rec in iter_jsonl(path, text):
@@ -128,6 +129,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
         Conversation(
             source=SOURCE,
             source_id=as_str(header.get("id")) or content_id(SOURCE, first_user),
+            own_id=as_str(header.get("id")) is not None,
             messages=tuple(messages),
             title=shorten(title, 200) if title else title_from(messages),
             created_at=first or iso(header.get("timestamp")),

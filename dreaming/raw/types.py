@@ -31,6 +31,9 @@ class Conversation:
     """For a subagent transcript: the source_id of the session that spawned it."""
     meta: dict[str, str] = field(default_factory=dict)
     """Small extra facts worth keeping (cwd, repo, model, outcome markers)."""
+    own_id: bool = True
+    """False when the source has no id and source_id is only a content hash: ingest then
+    takes the conversation's identity from the file that holds it."""
 
     @property
     def hash8(self) -> str:
