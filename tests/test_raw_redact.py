@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dreaming.raw import read_transcript
+from dreaming.raw.common import KEY_ARG_CHARS, TITLE_CHARS, shorten, title_from, tool_call
 from dreaming.raw.redact import redact
+from dreaming.raw.types import Message
 
 # Built from pieces so this file itself never holds a scannable key.
 A40 = "wJalrXUtnFEMIK7MDENGbPxRfiCYzEXAMPLEKEY1"
@@ -358,3 +363,105 @@ PROSE_AND_CODE = [
 @pytest.mark.parametrize("text", PROSE_AND_CODE)
 def test_prose_identifiers_and_hashes_are_left_alone(text: str) -> None:
     assert redact(text) == (text, 0)
+
+
+# --- redact first, then shorten -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("cut", [5, 10, 20, 30])
+def test_a_title_cut_inside_a_secret_keeps_no_prefix_of_it(cut: int) -> None:
+    secret = SECRETS[1][1]
+    lead = "x" * (TITLE_CHARS - cut)
+    title = title_from([Message("user", f"{lead} {secret} please check")])
+    assert title is not None
+    assert secret[: cut - 2] not in title
+    assert "[REDACTED:openai]" in title
+
+
+@pytest.mark.parametrize("cut", [5, 10, 20, 30])
+def test_a_tool_line_cut_inside_a_secret_keeps_no_prefix_of_it(cut: int) -> None:
+    lead = "y" * (KEY_ARG_CHARS - cut)
+    line = tool_call("Bash", f"{lead} {JWT}")
+    assert JWT[: cut - 2] not in line
+
+
+def test_a_heredoc_in_a_tool_line_keeps_no_secret() -> None:
+    line = tool_call(
+        "Bash",
+        "cat <<EOF > .env\nDB_PASSWORD=hunter22x\nEOF\n"
+        "cat <<EOF > id_ed25519\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        "b3BlbnNzaC1rZXktdjEAAAAA\nEOF",
+    )
+    assert "hunter22x" not in line
+    assert "b3BlbnNzaC1r" not in line
+    assert "[REDACTED:secret]" in line
+
+
+def test_a_cut_never_splits_a_redaction_marker() -> None:
+    for lead in range(100, 118):  # the marker starts before the cut and ends past it
+        out = shorten("z" * lead + " " + SECRETS[0][1] + " and more")
+        assert out.endswith("[REDACTED:openai]…"), out
+
+
+def test_secrets_redacted_in_tool_lines_are_counted(tmp_path: Path) -> None:
+    session = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    call = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "Bash",
+        "input": {"command": "x" * 100 + " export KEY=" + SECRETS[0][1]},
+    }
+    records = [
+        {"type": "user", "sessionId": session, "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "deploy it"}},
+        {"type": "assistant", "sessionId": session, "uuid": "a1", "parentUuid": "u1",
+         "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"id": "m1", "role": "assistant", "content": [call]}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(r) for r in records).encode()
+    result = read_transcript(tmp_path / f"{session}.jsonl", data)
+    [conv] = result.conversations
+    tool_line = conv.messages[1].text
+    assert "Zr4T9qLm" not in tool_line
+    assert "[REDACTED:" in tool_line
+    assert result.redactions == 1
+
+
+# --- properties -----------------------------------------------------------------------------
+
+EMBEDDED = [(kind, secret, secret[8:]) for kind, secret in SECRETS] + [
+    (kind, text, value) for kind, text, value in MISSED + SIBLINGS if "\n" not in text
+]
+PROSE = st.text(alphabet="abcdefghij klmnop.,:;!?()", max_size=140)
+
+
+def _contexts(secret: str, before: str, after: str) -> list[str]:
+    return [
+        f"{secret} {after}",
+        f"{before} {secret} {after}",
+        json.dumps({"note": before, "value": secret, "more": after}),
+        json.dumps({"note": before, "value": secret}, separators=(",", ":")),
+        f"{before} https://example.com/cb?state=1&code={secret}&next=2 {after}",
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(EMBEDDED), PROSE, PROSE)
+def test_an_embedded_secret_never_survives(
+    case: tuple[str, str, str], before: str, after: str
+) -> None:
+    _, secret, value = case
+    for text in _contexts(secret, before, after):
+        out, n = redact(text)
+        assert value not in out, text
+        assert n >= 1
+        probe = value[:10]
+        assert probe not in shorten(text, TITLE_CHARS)
+        assert probe not in tool_call("Bash", text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([c[1] for c in EMBEDDED]) | PROSE, max_size=6))
+def test_redaction_is_idempotent(parts: list[str]) -> None:
+    once, _ = redact("\n".join(parts))
+    assert redact(once) == (once, 0)

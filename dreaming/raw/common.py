@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.raw.redact import MARKER, redact
 from dreaming.raw.types import Message
 
 KEY_ARG_CHARS = 120
@@ -160,10 +161,18 @@ def one_line(text: str) -> str:
 
 
 def shorten(text: str, limit: int = KEY_ARG_CHARS) -> str:
-    flat = one_line(text)
+    """One line of about `limit` chars. Secrets are redacted first: a cut through a key
+    would leave a prefix no rule recognises, and flattening would hide the line ends that
+    key blocks are recognised by. A cut never splits a marker: the marker is kept whole,
+    so it is counted and says what was there."""
+    flat = one_line(redact(text)[0])
     if len(flat) <= limit:
         return flat
-    return flat[: limit - 1].rstrip() + "…"
+    cut = flat[: limit - 1]
+    bracket = cut.rfind("[")
+    if bracket >= 0 and "]" not in cut[bracket:] and flat.startswith(MARKER, bracket):
+        cut = flat[: flat.index("]", bracket) + 1]
+    return cut.rstrip() + "…"
 
 
 def lines_phrase(text: str) -> str:
