@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dreaming.raw import read_transcript
 from dreaming.raw.common import KEY_ARG_CHARS, TITLE_CHARS, shorten, title_from, tool_call
-from dreaming.raw.redact import redact
+from dreaming.raw.redact import KINDS, redact
 from dreaming.raw.types import Message
 
 # Built from pieces so this file itself never holds a scannable key.
@@ -159,6 +159,12 @@ def test_counts_several_and_is_idempotent() -> None:
     once, n = redact(text)
     assert n == 3
     assert redact(once) == (once, 0)
+
+
+def test_every_kind_is_documented() -> None:
+    docs = (Path(__file__).parent.parent / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## Secrets") :]
+    assert [kind for kind in sorted(KINDS) if f"`{kind}`" not in section] == []
 
 
 def test_redaction_is_applied_by_read_transcript(tmp_path: Path) -> None:

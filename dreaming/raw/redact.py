@@ -374,6 +374,8 @@ _RULES: tuple[_Rule, ...] = (
     _case_blind("secret", ("secret", "token", "pass", "pwd", "key"), _ASSIGNMENT, _assignment),
 )
 
+KINDS = frozenset({"private_key", *(rule.kind for rule in _RULES)})
+
 
 def _apply(rule: _Rule, text: str, hay: str) -> tuple[str, int]:
     """Redact what `rule` finds in `hay` (the text, or its lower-cased twin of equal length)."""
