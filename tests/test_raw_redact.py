@@ -268,6 +268,11 @@ SIBLINGS = [
     ("stripe", "sk_prod_" + "51HqR2KLmN0pQrStUvWxYz12", "51HqR2KLmN0p"),
     ("npm", "npm_" + "Ab3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5", "Ab3dE5fG7hI9"),
     (
+        "sendgrid",
+        "SG." + "Ab3dE5fG7hI9jK1lM3nO5p.Q7rS9tU1vW3xY5zA7bC9dE1fG3hI5jK7lM9nO1pQ3rS5",
+        "Q7rS9tU1vW3x",
+    ),
+    (
         "pypi",
         "pypi-AgEIcHlwaS5vcmc" + "CJDk4ZTY3ZjNiLTQ0ZjAtNGQ5Ny1hNzRmLTJmNGY2ZjQ4ZWUyMgAC",
         "CJDk4ZTY3ZjNi",
@@ -356,6 +361,8 @@ PROSE_AND_CODE = [
     "TOKEN_URL=https://auth.example.com/oauth/token",
     "the key: press Ctrl+K to open the palette",
     "secrets.token_hex(32)",
+    "app = Flask(secret_key=DJANGO_SECRET_KEY)",
+    "run(password=get_password_from_vault())",
     '"token_type": "Bearer", "expires_in": 3600',
     "docker run -u 1000:1000 image",
     "git push -u origin feature/x",

@@ -37,7 +37,7 @@ WORST_CASES: dict[str, Callable[[int], str]] = {
     "JSON-ish quoted": _repeat("{'password': 'x"),
     "authorization headers": _repeat("Authorization: '"),
     "bearer bearer": _repeat("Bearer "),
-    "token prefixes": _repeat("sk-ghp_xoxb-eyJ"),
+    "token prefixes": _repeat("sk-ghp_xoxb-eyJSG.AKIAhf_npm_glpat-sk_live_ya29."),
     "JWT-ish chains": _repeat("eyJhbGciOi."),
     "base64 body lines": lambda n: "-----BEGIN PRIVATE KEY-----\n" + _repeat("QUJD\n")(n),
     "armor-like lines": lambda n: "-----BEGIN PGP PRIVATE KEY BLOCK-----\n" + _repeat("A: b\n")(n),

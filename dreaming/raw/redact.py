@@ -161,7 +161,7 @@ _ASSIGNMENT = (
     r"(?:\\?[\"'\]]){0,2}+"
     r"(?:(?P<op>[ \t]{0,8}+(?::=|=>|={1,3}|:(?!:))[ \t]{0,8}+)|[ \t]{1,4}+)"
     r"(?:\\?(?P<q>[\"'`])(?P<qv>[^\"'`\n\\]{1,200}+)\\?(?P=q)"
-    r"|(?:\\?[\"'])?+(?P<v>[^\s\"'`,;\\]++))"
+    r"|(?:\\?[\"'])?+(?P<v>[^\s\"'`,;\\)\]}>]++))"
 )  # written in lower case: see `_case_blind`
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _WORD_RE = re.compile(r"[A-Z]{1,64}(?![a-z])|[A-Z]?[a-z]{1,64}+|[0-9]{1,64}+")
@@ -328,6 +328,7 @@ _RULES: tuple[_Rule, ...] = (
     _prefixed("stripe", ("whsec_",), r"[A-Za-z0-9]{24,}+"),
     _prefixed("huggingface", ("hf_", "api_org_"), r"[A-Za-z0-9]{30,}+"),
     _prefixed("npm", ("npm_",), r"[A-Za-z0-9]{36,}+"),
+    _prefixed("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{16,64}+"),
     _prefixed("pypi", ("pypi-AgE",), r"[A-Za-z0-9_-]{50,}+"),
     _prefixed("groq", ("gsk_",), r"[A-Za-z0-9]{48,}+"),
     _prefixed("xai", ("xai-",), r"[A-Za-z0-9]{48,}+"),
