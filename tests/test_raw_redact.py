@@ -416,13 +416,14 @@ def test_a_cut_never_splits_a_redaction_marker() -> None:
         assert out.endswith("[REDACTED:openai]…"), out
 
 
-def test_secrets_redacted_in_tool_lines_are_counted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lead", [0, 100])  # the line whole, or cut through the key
+def test_secrets_redacted_in_tool_lines_are_counted(tmp_path: Path, lead: int) -> None:
     session = "0f0e0d0c-0b0a-4909-8807-060504030201"
     call = {
         "type": "tool_use",
         "id": "toolu_1",
         "name": "Bash",
-        "input": {"command": "x" * 100 + " export KEY=" + SECRETS[0][1]},
+        "input": {"command": "x" * lead + " export KEY=" + SECRETS[0][1]},
     }
     records = [
         {"type": "user", "sessionId": session, "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z",
@@ -468,9 +469,10 @@ def test_an_embedded_secret_never_survives(
         out, n = redact(text)
         assert value not in out, text
         assert n >= 1
+        # What is stored: a title or tool line, redacted again with its message.
         probe = value[:10]
-        assert probe not in shorten(text, TITLE_CHARS)
-        assert probe not in tool_call("Bash", text)
+        assert probe not in redact(shorten(text, TITLE_CHARS))[0]
+        assert probe not in redact(tool_call("Bash", text))[0]
 
 
 @settings(max_examples=150, deadline=None)

@@ -161,10 +161,13 @@ def one_line(text: str) -> str:
 
 
 def shorten(text: str, limit: int = KEY_ARG_CHARS) -> str:
-    """One line of about `limit` chars. Secrets are redacted first: a cut through a key
-    would leave a prefix no rule recognises, and flattening would hide the line ends that
-    key blocks are recognised by. A cut never splits a marker: the marker is kept whole,
-    so it is counted and says what was there."""
+    """One line of about `limit` chars. Secrets are redacted before a cut (which would
+    leave a prefix no rule recognises) or a join of lines (which hides the line ends key
+    blocks are recognised by); text that needs neither is redacted with its message. A
+    cut never splits a marker: the marker is kept whole, counted and telling."""
+    flat = one_line(text)
+    if len(flat) <= limit and "\n" not in text:
+        return flat
     flat = one_line(redact(text)[0])
     if len(flat) <= limit:
         return flat

@@ -345,7 +345,7 @@ _RULES: tuple[_Rule, ...] = (
         "authorization",
         ("authorization",),
         r"authorization(?:\\?[\"'])?+[ \t]{0,8}+[:=][ \t]{0,8}+(?:\\?[\"'])?+"
-        r"(?:(?:basic|bearer|token|bot|digest)[ \t]{1,8}+)?(?P<v>[^\s\"'\[\\]{8,}+)",
+        r"(?:(?:basic|bearer|token|bot|digest)[ \t]{1,8}+)?(?P<v>[^\s\"'\[\]\\]{8,}+)",
         _group(_token_like),
     ),
     _case_blind(
@@ -378,6 +378,12 @@ _RULES: tuple[_Rule, ...] = (
 KINDS = frozenset({"private_key", *(rule.kind for rule in _RULES)})
 
 
+# Every trigger, for one early look: most texts (tool lines, titles) hold none, and then
+# no rule needs a look of its own.
+_EXACT_TRIGGERS = tuple({t for r in _RULES if r.folded is None for t in r.triggers})
+_FOLDED_TRIGGERS = tuple({t for r in _RULES if r.folded is not None for t in r.triggers})
+
+
 def _apply(rule: _Rule, text: str, hay: str) -> tuple[str, int]:
     """Redact what `rule` finds in `hay` (the text, or its lower-cased twin of equal length)."""
     pattern = rule.pattern
@@ -401,13 +407,21 @@ def redact(text: str) -> tuple[str, int]:
     if not text:
         return text, 0
     text, count = _private_keys(text)
-    low: str | None = None
+    # Redaction only takes text away (markers hold no secret): a trigger missing now stays so.
+    exact = any(t in text for t in _EXACT_TRIGGERS)
+    first_low = text.lower()
+    folded = any(t in first_low for t in _FOLDED_TRIGGERS)
+    low: str | None = first_low
     for rule in _RULES:
         if rule.folded is not None:
+            if not folded:
+                continue
             if low is None:
                 low = text.lower()
             hay = low
         else:
+            if rule.triggers and not exact:
+                continue
             hay = text
         if rule.triggers and not any(t in hay for t in rule.triggers):
             continue
