@@ -27,7 +27,7 @@ from dreaming.raw.common import (
     json_problem,
     looks_truncated,
 )
-from dreaming.raw.redact import redact
+from dreaming.raw.redact import MARKER, redact
 from dreaming.raw.types import Conversation, Message
 
 __all__ = [
@@ -227,14 +227,16 @@ def _redact_texts(texts: list[str]) -> tuple[list[str], int]:
 
 
 def _redact_all(conversations: list[Conversation]) -> tuple[list[Conversation], int]:
+    """Redact every stored text; the count is the markers stored, which includes the ones
+    readers made when they redacted a tool line or a title before shortening it."""
     total = 0
     out: list[Conversation] = []
     for conv in conversations:
         keys = list(conv.meta)
         texts = [m.text for m in conv.messages] + [conv.title or ""] + [conv.meta[k] for k in keys]
         new, n = _redact_texts(texts)
+        total += sum(t.count(MARKER) for t in new)
         if n:
-            total += n
             k = len(conv.messages)
             messages = tuple(
                 m if m.text == t else replace(m, text=t)

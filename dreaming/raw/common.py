@@ -11,6 +11,7 @@ from typing import Any
 
 from dreaming.config import DEFAULT_MAX_RAW_FILE_MB
 from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.raw.redact import MARKER, redact
 from dreaming.raw.types import Message
 
 KEY_ARG_CHARS = 120
@@ -167,10 +168,21 @@ def one_line(text: str) -> str:
 
 
 def shorten(text: str, limit: int = KEY_ARG_CHARS) -> str:
+    """One line of about `limit` chars. Secrets are redacted before a cut (which would
+    leave a prefix no rule recognises) or a join of lines (which hides the line ends key
+    blocks are recognised by); text that needs neither is redacted with its message. A
+    cut never splits a marker: the marker is kept whole, counted and telling."""
     flat = one_line(text)
+    if len(flat) <= limit and "\n" not in text:
+        return flat
+    flat = one_line(redact(text)[0])
     if len(flat) <= limit:
         return flat
-    return flat[: limit - 1].rstrip() + "…"
+    cut = flat[: limit - 1]
+    bracket = cut.rfind("[")
+    if bracket >= 0 and "]" not in cut[bracket:] and flat.startswith(MARKER, bracket):
+        cut = flat[: flat.index("]", bracket) + 1]
+    return cut.rstrip() + "…"
 
 
 def lines_phrase(text: str) -> str:
