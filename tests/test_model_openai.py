@@ -15,7 +15,7 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import MAX_OUTPUT_TOKENS, load
-from dreaming.model.openai_backend import OpenAIModel
+from dreaming.model.backends.openai import OpenAIModel
 from tests.fixtures.model.support import free_port
 
 

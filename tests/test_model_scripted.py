@@ -9,7 +9,7 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import Completion, Usage, load, prompt_key
-from dreaming.model.scripted import RecordingModel, ScriptedModel
+from dreaming.model.backends.scripted import RecordingModel, ScriptedModel
 
 
 class EchoModel:

@@ -1,7 +1,7 @@
 """The model seam: every pipeline model call goes through a `TextModel`.
 
 Importing this package is cheap and never imports mlx: the OpenBLAS preload
-(`dreaming.model.blas`) must happen before mlx's first import, and the CLI and
+(`dreaming.model.backends.blas`) must happen before mlx's first import, and the CLI and
 the read path should not pay for model libraries they do not use.
 
 Public API (the CLI and the pipeline use only these):
@@ -16,6 +16,7 @@ Public API (the CLI and the pipeline use only these):
 from __future__ import annotations
 
 from dreaming.config import DEFAULT_MODEL
+from dreaming.model.backends.blas import prepare as blas_status
 from dreaming.model.base import (
     MAX_OUTPUT_TOKENS,
     Completion,
@@ -25,12 +26,11 @@ from dreaming.model.base import (
     format_usage,
     prompt_key,
 )
-from dreaming.model.blas import prepare as blas_status
-from dreaming.model.install import install
 from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
-from dreaming.model.presets import PRESETS, PresetInfo, list_presets
 from dreaming.model.spec import ModelSpec, parse_spec
+from dreaming.model.store.install import install
+from dreaming.model.store.presets import PRESETS, PresetInfo, list_presets
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -14,18 +14,18 @@ _lock = threading.Lock()
 
 def _build(spec: ModelSpec, cache_dir: Path | None) -> TextModel:
     if spec.kind == "mlx":
-        from dreaming.model.mlx_backend import MlxModel
+        from dreaming.model.backends.mlx import MlxModel
 
         return MlxModel(spec.text, spec.target, cache_dir=cache_dir)
     if spec.kind == "gguf":
-        from dreaming.model.gguf_backend import GGUFModel
+        from dreaming.model.backends.gguf import GGUFModel
 
         return GGUFModel(spec.text, spec.target, cache_dir=cache_dir)
     if spec.kind == "openai":
-        from dreaming.model.openai_backend import OpenAIModel
+        from dreaming.model.backends.openai import OpenAIModel
 
         return OpenAIModel(spec.text, spec.target, spec.model)
-    from dreaming.model.scripted import RecordingModel, ScriptedModel
+    from dreaming.model.backends.scripted import RecordingModel, ScriptedModel
 
     if spec.kind == "scripted":
         return ScriptedModel(spec.text, Path(spec.target).expanduser())

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.errors import ModelError
+from dreaming.model.backends.mlx import common_prefix
 from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
-from dreaming.model.mlx_backend import common_prefix
-from dreaming.model.presets import PRESETS, installed_gguf
+from dreaming.model.store.presets import PRESETS, installed_gguf
 
 CONTEXT_TOKENS = 8192
 """Prompt + answer tokens per call; our units are small, and memory is per token."""

@@ -27,7 +27,7 @@ from typing import IO
 
 from dreaming.errors import ModelError
 from dreaming.model.base import one_line
-from dreaming.model.presets import (
+from dreaming.model.store.presets import (
     CONVERTER_VERSION,
     GGUF_NAME,
     MARKER,
@@ -230,7 +230,7 @@ def install(
                 "do not use them; report it)"
             )
         say("SHA-256 verified; converting to an mlx-lm folder")
-        from dreaming.model.convert import convert_gguf
+        from dreaming.model.store.convert import convert_gguf
 
         started = time.perf_counter()
         convert_gguf(gguf, staged / f"mlx-{dtype}", dtype=dtype, progress=say)

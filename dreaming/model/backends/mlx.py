@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.errors import ModelError
+from dreaming.model.backends.blas import import_mlx
 from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
-from dreaming.model.blas import import_mlx
-from dreaming.model.presets import PRESETS, installed_mlx_folder
-from dreaming.model.tensors import check_mlx_folder
+from dreaming.model.store.presets import PRESETS, installed_mlx_folder
+from dreaming.model.store.tensors import check_mlx_folder
 
 MAX_STAGE_CACHES = 8
 """Stages whose prefix cache is kept (LRU); one per pipeline stage is enough."""

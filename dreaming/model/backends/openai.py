@@ -22,7 +22,7 @@ from typing import Any
 
 from dreaming.errors import ModelError
 from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
-from dreaming.model.presets import DEFAULT_PRESET, PRESETS, installed_mlx_folder
+from dreaming.model.store.presets import DEFAULT_PRESET, PRESETS, installed_mlx_folder
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds for one whole answer: a 1.5B on a laptop CPU writes ~3 tok/s."""
