@@ -8,7 +8,8 @@ Public API (the CLI and the pipeline use only these):
 
 - `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`
 - `MeteredModel(model, budget=Budget(...), on_call=...)`, `CallRecord`, `BudgetExhausted`
-- `list_presets()`, `install(name, progress)`, `run_once(spec, prompt, system)`,
+- `list_presets()`, `install(name, progress)`, `installable_preset(spec)` (the preset a
+  configured model names), `run_once(spec, prompt, system)`,
   `format_usage(usage, load_seconds(spec))`, `unload_all()`, `blas_status()` (which
   BLAS mlx runs on, and why; call it before anything imports mlx)
 """
@@ -29,7 +30,7 @@ from dreaming.model.base import (
 from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
 from dreaming.model.spec import ModelSpec, parse_spec
-from dreaming.model.store.install import install
+from dreaming.model.store.install import install, installable_preset
 from dreaming.model.store.presets import PRESETS, PresetInfo, list_presets
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "blas_status",
     "format_usage",
     "install",
+    "installable_preset",
     "list_presets",
     "load",
     "load_seconds",

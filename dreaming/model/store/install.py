@@ -27,6 +27,7 @@ from typing import IO
 
 from dreaming.errors import ModelError
 from dreaming.model.base import one_line
+from dreaming.model.spec import ModelSpec, parse_spec
 from dreaming.model.store.presets import (
     CONVERTER_VERSION,
     GGUF_NAME,
@@ -177,6 +178,23 @@ def is_installed(preset: Preset, cache_dir: Path | None = None) -> bool:
     return (
         installed_mlx_folder(preset, cache_dir) is not None
         and (preset_dir(preset.name, cache_dir) / GGUF_NAME).is_file()
+    )
+
+
+def installable_preset(spec: str) -> str:
+    """The preset a configured model spec installs; ModelError if it names none (a server,
+    a replay, a folder or file), so `dreaming model install` never guesses."""
+    parsed = parse_spec(spec)
+    inner: ModelSpec = parsed.inner if parsed.kind == "record" and parsed.inner else parsed
+    if inner.kind in ("mlx", "gguf") and inner.target in PRESETS:
+        return inner.target
+    what = {
+        "openai": "a server",
+        "scripted": "a replay of recorded answers",
+    }.get(inner.kind, "not a preset")
+    raise ModelError(
+        f"the configured model {spec} is {what}, nothing to install; "
+        f"run `dreaming model install NAME` with one of: {', '.join(PRESETS)}"
     )
 
 
