@@ -12,19 +12,23 @@ from dreaming.model import (
     Completion,
     MeteredModel,
     ModelCallError,
+    TextModel,
     Usage,
 )
 
 
 class FakeModel:
     spec = "fake:1"
+    load_seconds: float | None = 2.5
 
     def __init__(self, seconds: float = 1.0, fail_on: str | None = None) -> None:
         self.seconds = seconds
         self.fail_on = fail_on
         self.calls: list[str] = []
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         self.calls.append(user)
         if user == self.fail_on:
             raise ModelCallError(f"model returned nothing for stage {stage}", Usage(10, 0, 0.5))
@@ -50,6 +54,13 @@ def test_every_call_is_recorded_with_stage_unit_and_usage() -> None:
     assert records[0].usage == Usage(10, 2, 1.0, 4)
     assert model.totals["extract"].usage.cached_tokens == 4
     assert model.calls == 2
+
+
+def test_a_metered_model_is_a_text_model_that_passes_on_the_load_time() -> None:
+    model: TextModel = MeteredModel(FakeModel())
+    assert isinstance(model, TextModel)
+    assert model.load_seconds == 2.5
+    assert model.complete("extract", None, "a", unit="chunk:1").text == "ok"
 
 
 def test_failures_are_recorded_then_raised() -> None:

@@ -75,12 +75,21 @@ class ModelCallError(ModelError):
 
 @runtime_checkable
 class TextModel(Protocol):
-    """One completion call per pipeline unit; `stage` keys caching, replay and accounting."""
+    """One completion call per pipeline unit; `stage` keys caching, replay and accounting,
+    `unit` names the pipeline unit in the ledger (only the metered layer reads it)."""
 
     @property
     def spec(self) -> str: ...
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion: ...
+    @property
+    def load_seconds(self) -> float | None:
+        """How long this process took to load the weights; None for servers and replays,
+        and before the first call."""
+        ...
+
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion: ...
 
     def unload(self) -> None:
         """Drop weights and caches; the next call loads again."""

@@ -72,5 +72,4 @@ def run_once(
 
 def load_seconds(spec: str, *, cache_dir: Path | None = None) -> float | None:
     """How long the in-process model of `spec` took to load; None for servers and replays."""
-    seconds = getattr(load(spec, cache_dir=cache_dir), "load_seconds", None)
-    return float(seconds) if isinstance(seconds, int | float) else None
+    return load(spec, cache_dir=cache_dir).load_seconds

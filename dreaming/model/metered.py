@@ -79,6 +79,10 @@ class MeteredModel:
     def spec(self) -> str:
         return self.inner.spec
 
+    @property
+    def load_seconds(self) -> float | None:
+        return self.inner.load_seconds
+
     def unload(self) -> None:
         self.inner.unload()
 
@@ -95,7 +99,7 @@ class MeteredModel:
             self.calls += 1
         started = time.perf_counter()
         try:
-            completion = self.inner.complete(stage, system, user)
+            completion = self.inner.complete(stage, system, user, unit=unit)
         except ModelError as e:
             usage = e.usage if isinstance(e, ModelCallError) and e.usage else None
             # A failed call still spent time (a timeout, a hung server): charge it.

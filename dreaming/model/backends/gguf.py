@@ -131,7 +131,9 @@ class GGUFModel:
             tokens = tokens[1:]  # the template wrote BOS and the tokenizer added another
         return tokens
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         with self._lock:
             self._ensure_loaded()
             return self._complete(stage, system, user)

@@ -146,7 +146,9 @@ class MlxModel:
             self._ensure_loaded()
             return self._render(system, user)
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         with self._lock:
             self._ensure_loaded()
             return self._complete(stage, system, user)

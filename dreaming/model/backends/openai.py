@@ -73,10 +73,17 @@ class OpenAIModel:
         root = self.base_url if self.base_url.endswith("/v1") else self.base_url + "/v1"
         return root + "/chat/completions"
 
+    @property
+    def load_seconds(self) -> None:
+        """The server loaded the model, not this process."""
+        return None
+
     def unload(self) -> None:
         """The server owns the weights; nothing is held here."""
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         messages = [{"role": "user", "content": user}]
         if system:
             messages.insert(0, {"role": "system", "content": system})
