@@ -16,8 +16,9 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import ModelCallError, install, load
-from dreaming.model.backends.mlx import MlxModel, common_prefix
+from dreaming.model.backends.mlx import MlxModel
 from dreaming.model.backends.scripted import ScriptedModel
+from dreaming.model.base import common_prefix
 from dreaming.model.store.presets import MARKER, PRESETS
 from tests.fixtures.model.support import TINY, tiny_cache, tiny_folder
 

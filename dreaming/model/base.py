@@ -9,6 +9,8 @@ and on failing with a one-line `ModelError` that says what to do.
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -63,6 +65,22 @@ class Usage:
 class Completion:
     text: str
     usage: Usage
+
+
+@dataclass(frozen=True)
+class Weights:
+    """What an in-process backend loads, as the install store found it."""
+
+    path: str
+    """A model folder or file; for mlx also a hub repo id, which mlx-lm downloads."""
+    repair: str
+    """What a person does when these weights do not load."""
+
+
+Locate = Callable[[], Weights]
+"""Finds a spec's weights when its model first loads, not at `load()`: a missing model
+fails the first call, which the pipeline records against that unit. Raises the store's
+one-line ModelError (not installed, damaged, unknown)."""
 
 
 class ModelCallError(ModelError):
@@ -120,6 +138,20 @@ def finished_text(
             f"model returned nothing for stage {stage}; the unit is retried next run", usage
         )
     return Completion(text=text, usage=usage)
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two prompts share: what a prefix cache can reuse."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def quiet_transformers() -> None:
+    """transformers announces at import that torch is missing; dreaming never needs it."""
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 
 def one_line(text: object, limit: int = 200) -> str:

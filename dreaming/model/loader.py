@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+from functools import partial
 from pathlib import Path
 
 from dreaming.model.base import TextModel, Usage
 from dreaming.model.spec import ModelSpec, parse_spec
+from dreaming.model.store.presets import default_folder
 
 _loaded: dict[tuple[str, Path | None], TextModel] = {}
 _lock = threading.Lock()
@@ -15,16 +17,20 @@ _lock = threading.Lock()
 def _build(spec: ModelSpec, cache_dir: Path | None) -> TextModel:
     if spec.kind == "mlx":
         from dreaming.model.backends.mlx import MlxModel
+        from dreaming.model.store.locate import mlx_weights
 
-        return MlxModel(spec.text, spec.target, cache_dir=cache_dir)
+        return MlxModel(spec.text, partial(mlx_weights, spec.target, cache_dir))
     if spec.kind == "gguf":
         from dreaming.model.backends.gguf import GGUFModel
+        from dreaming.model.store.locate import gguf_weights
 
-        return GGUFModel(spec.text, spec.target, cache_dir=cache_dir)
+        return GGUFModel(spec.text, partial(gguf_weights, spec.target, cache_dir))
     if spec.kind == "openai":
         from dreaming.model.backends.openai import OpenAIModel
 
-        return OpenAIModel(spec.text, spec.target, spec.model)
+        return OpenAIModel(
+            spec.text, spec.target, spec.model, default_folder=default_folder(cache_dir)
+        )
     from dreaming.model.backends.scripted import RecordingModel, ScriptedModel
 
     if spec.kind == "scripted":

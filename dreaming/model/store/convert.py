@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 
 from dreaming.errors import ModelError
-from dreaming.model.backends.blas import quiet_transformers
-from dreaming.model.base import one_line
+from dreaming.model.base import one_line, quiet_transformers
 from dreaming.model.store.tensors import SafetensorsWriter
 
 # architecture -> (model_type for mlx-lm, HF class name, does llama.cpp permute Q/K rows?)
