@@ -29,7 +29,7 @@ from dreaming.model.base import (
 )
 from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
-from dreaming.model.spec import ModelSpec, parse_spec
+from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
 from dreaming.model.store.install import install, installable_preset
 from dreaming.model.store.presets import PRESETS, PresetInfo, list_presets
 
@@ -45,6 +45,7 @@ __all__ = [
     "ModelCallError",
     "ModelSpec",
     "PresetInfo",
+    "RecordSpec",
     "StageTotals",
     "TextModel",
     "Usage",

@@ -27,7 +27,7 @@ from typing import IO
 
 from dreaming.errors import ModelError
 from dreaming.model.base import one_line
-from dreaming.model.spec import ModelSpec, parse_spec
+from dreaming.model.spec import RecordSpec, parse_spec
 from dreaming.model.store.presets import (
     CONVERTER_VERSION,
     GGUF_NAME,
@@ -185,7 +185,7 @@ def installable_preset(spec: str) -> str:
     """The preset a configured model spec installs; ModelError if it names none (a server,
     a replay, a folder or file), so `dreaming model install` never guesses."""
     parsed = parse_spec(spec)
-    inner: ModelSpec = parsed.inner if parsed.kind == "record" and parsed.inner else parsed
+    inner = parsed.inner if isinstance(parsed, RecordSpec) else parsed
     if inner.kind in ("mlx", "gguf") and inner.target in PRESETS:
         return inner.target
     what = {
