@@ -105,7 +105,8 @@ def test_loads_answers_stops_and_reports_usage(tiny: MlxModel) -> None:
 @pytest.mark.model
 @pytest.mark.timeout(600)
 def test_the_system_turn_goes_through_the_chat_template(tiny: MlxModel) -> None:
-    ids = tiny.tokens_for(SYSTEM, "Hello")
+    tiny.warm()
+    ids = tiny._render(SYSTEM, "Hello")
     text = tiny._tokenizer.decode(ids)
     assert text.index(SYSTEM) < text.index("Hello")
     assert text.rstrip().endswith("assistant")  # the generation prompt
@@ -118,9 +119,9 @@ def test_same_stage_calls_reuse_the_prefix_and_answer_the_same(tiny: MlxModel) -
     assert first.usage.cached_tokens == 0
     cached = tiny.complete("prefix", SYSTEM, "Name a fruit.")
     shared = common_prefix(
-        tiny.tokens_for(SYSTEM, "Name a colour."), tiny.tokens_for(SYSTEM, "Name a fruit.")
+        tiny._render(SYSTEM, "Name a colour."), tiny._render(SYSTEM, "Name a fruit.")
     )
-    assert shared > len(tiny.tokens_for(None, SYSTEM)) // 2  # the system turn, at least
+    assert shared > len(tiny._render(None, SYSTEM)) // 2  # the system turn, at least
     assert cached.usage.cached_tokens == shared
     assert cached.usage.computed_prompt_tokens < first.usage.prompt_tokens
     fresh = tiny.complete("prefix-fresh", SYSTEM, "Name a fruit.")  # another stage: no cache
@@ -226,5 +227,6 @@ def test_unload_gives_the_memory_back(tiny_cache: Path) -> None:
 def test_unloaded_model_loads_again_on_next_call(tiny_cache: Path) -> None:
     model = load(f"mlx:{TINY}", cache_dir=tiny_cache)
     model.unload()
-    assert not isinstance(model, MlxModel) or not model.loaded
+    assert isinstance(model, MlxModel)
+    assert model._model is None
     assert model.complete("again", None, "Say hi.").text.strip()

@@ -86,11 +86,6 @@ class MeteredModel:
     def unload(self) -> None:
         self.inner.unload()
 
-    def remaining_calls(self) -> int | None:
-        if self.budget.max_calls is None:
-            return None
-        return max(0, self.budget.max_calls - self.calls)
-
     def complete(
         self, stage: str, system: str | None, user: str, *, unit: str | None = None
     ) -> Completion:

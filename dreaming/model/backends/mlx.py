@@ -56,10 +56,6 @@ class MlxModel:
     def spec(self) -> str:
         return self._spec
 
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
     def warm(self) -> None:
         with self._lock:
             self._ensure_loaded()
@@ -104,12 +100,6 @@ class MlxModel:
         text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         ids: list[int] = tokenizer.encode(text, add_special_tokens=False)
         return ids
-
-    def tokens_for(self, system: str | None, user: str) -> list[int]:
-        """The exact prompt ids a call would send (for tests and the benchmark)."""
-        with self._lock:
-            self._ensure_loaded()
-            return self._render(system, user)
 
     def complete(
         self, stage: str, system: str | None, user: str, *, unit: str | None = None
