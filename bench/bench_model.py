@@ -11,7 +11,7 @@ and the mlx-cpu vs gguf speed ratio where llama-cpp-python is importable.
 
 `--llama-site` adds a folder to the gguf child's sys.path, so llama-cpp-python can
 live in a throwaway venv instead of the project's. The BLAS mlx runs on is whatever
-`dreaming.model.blas` picks (set DREAMING_BLAS to choose) and is printed per row.
+`dreaming.model.backends.blas` picks (set DREAMING_BLAS to choose) and is printed per row.
 """
 
 from __future__ import annotations
@@ -70,11 +70,11 @@ def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:
     """One backend in this process: load, one completion, then the cache sequence."""
     import resource
 
-    import dreaming.model.gguf_backend as gguf_backend
-    import dreaming.model.mlx_backend as mlx_backend
+    import dreaming.model.backends.gguf as gguf_backend
+    import dreaming.model.backends.mlx as mlx_backend
     from dreaming.errors import ModelError
     from dreaming.model import ModelCallError, Usage, load
-    from dreaming.model.blas import prepare
+    from dreaming.model.backends.blas import prepare
 
     blas = prepare() if spec.startswith("mlx:") else "llama.cpp (own kernels)"
     model = load(spec, cache_dir=cache_dir)

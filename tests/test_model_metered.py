@@ -12,19 +12,23 @@ from dreaming.model import (
     Completion,
     MeteredModel,
     ModelCallError,
+    TextModel,
     Usage,
 )
 
 
 class FakeModel:
     spec = "fake:1"
+    load_seconds: float | None = 2.5
 
     def __init__(self, seconds: float = 1.0, fail_on: str | None = None) -> None:
         self.seconds = seconds
         self.fail_on = fail_on
         self.calls: list[str] = []
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         self.calls.append(user)
         if user == self.fail_on:
             raise ModelCallError(f"model returned nothing for stage {stage}", Usage(10, 0, 0.5))
@@ -52,6 +56,13 @@ def test_every_call_is_recorded_with_stage_unit_and_usage() -> None:
     assert model.calls == 2
 
 
+def test_a_metered_model_is_a_text_model_that_passes_on_the_load_time() -> None:
+    model: TextModel = MeteredModel(FakeModel())
+    assert isinstance(model, TextModel)
+    assert model.load_seconds == 2.5
+    assert model.complete("extract", None, "a", unit="chunk:1").text == "ok"
+
+
 def test_failures_are_recorded_then_raised() -> None:
     records: list[CallRecord] = []
     model = MeteredModel(FakeModel(fail_on="empty"), on_call=records.append)
@@ -75,7 +86,6 @@ def test_call_budget_refuses_before_starting_the_call() -> None:
     with pytest.raises(BudgetExhausted, match="2 of 2 calls"):
         model.complete("s", None, "3")
     assert inner.calls == ["1", "2"]  # the third never reached the model
-    assert model.remaining_calls() == 0
 
 
 def test_seconds_budget_counts_model_time() -> None:
@@ -101,4 +111,3 @@ def test_no_budget_means_no_limit() -> None:
     for i in range(50):
         model.complete("s", None, str(i))
     assert model.totals["s"].calls == 50
-    assert model.remaining_calls() is None

@@ -16,9 +16,10 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import ModelCallError, install, load
-from dreaming.model.mlx_backend import MlxModel, common_prefix
-from dreaming.model.presets import MARKER, PRESETS
-from dreaming.model.scripted import ScriptedModel
+from dreaming.model.backends.mlx import MlxModel
+from dreaming.model.backends.scripted import ScriptedModel
+from dreaming.model.base import common_prefix
+from dreaming.model.store.presets import MARKER, PRESETS
 from tests.fixtures.model.support import TINY, tiny_cache, tiny_folder
 
 __all__ = ["tiny_cache", "tiny_folder"]  # fixtures, imported for pytest
@@ -104,7 +105,8 @@ def test_loads_answers_stops_and_reports_usage(tiny: MlxModel) -> None:
 @pytest.mark.model
 @pytest.mark.timeout(600)
 def test_the_system_turn_goes_through_the_chat_template(tiny: MlxModel) -> None:
-    ids = tiny.tokens_for(SYSTEM, "Hello")
+    tiny.warm()
+    ids = tiny._render(SYSTEM, "Hello")
     text = tiny._tokenizer.decode(ids)
     assert text.index(SYSTEM) < text.index("Hello")
     assert text.rstrip().endswith("assistant")  # the generation prompt
@@ -117,9 +119,9 @@ def test_same_stage_calls_reuse_the_prefix_and_answer_the_same(tiny: MlxModel) -
     assert first.usage.cached_tokens == 0
     cached = tiny.complete("prefix", SYSTEM, "Name a fruit.")
     shared = common_prefix(
-        tiny.tokens_for(SYSTEM, "Name a colour."), tiny.tokens_for(SYSTEM, "Name a fruit.")
+        tiny._render(SYSTEM, "Name a colour."), tiny._render(SYSTEM, "Name a fruit.")
     )
-    assert shared > len(tiny.tokens_for(None, SYSTEM)) // 2  # the system turn, at least
+    assert shared > len(tiny._render(None, SYSTEM)) // 2  # the system turn, at least
     assert cached.usage.cached_tokens == shared
     assert cached.usage.computed_prompt_tokens < first.usage.prompt_tokens
     fresh = tiny.complete("prefix-fresh", SYSTEM, "Name a fruit.")  # another stage: no cache
@@ -135,7 +137,7 @@ def test_same_stage_calls_reuse_the_prefix_and_answer_the_same(tiny: MlxModel) -
 def test_a_runaway_generation_hits_the_backstop(
     tiny: MlxModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dreaming.model.mlx_backend as backend
+    import dreaming.model.backends.mlx as backend
 
     monkeypatch.setattr(backend, "MAX_OUTPUT_TOKENS", 3)
     with pytest.raises(
@@ -174,8 +176,8 @@ def test_a_damaged_installed_model_says_how_to_repair(tiny_folder: Path, tmp_pat
 @pytest.mark.timeout(600)
 def test_a_bfloat16_conversion_loads_and_answers(tiny_folder: Path, tmp_path: Path) -> None:
     # The Apple Silicon layout (bf16 for Metal), exercised on the CPU here.
-    from dreaming.model.convert import convert_gguf
-    from dreaming.model.tensors import read_header
+    from dreaming.model.store.convert import convert_gguf
+    from dreaming.model.store.tensors import read_header
 
     folder = tmp_path / "mlx-bfloat16"
     convert_gguf(tiny_folder.parent / "model.gguf", folder, dtype="bfloat16")
@@ -225,5 +227,6 @@ def test_unload_gives_the_memory_back(tiny_cache: Path) -> None:
 def test_unloaded_model_loads_again_on_next_call(tiny_cache: Path) -> None:
     model = load(f"mlx:{TINY}", cache_dir=tiny_cache)
     model.unload()
-    assert not isinstance(model, MlxModel) or not model.loaded
+    assert isinstance(model, MlxModel)
+    assert model._model is None
     assert model.complete("again", None, "Say hi.").text.strip()

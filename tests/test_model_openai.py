@@ -15,7 +15,7 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import MAX_OUTPUT_TOKENS, load
-from dreaming.model.openai_backend import OpenAIModel
+from dreaming.model.backends.openai import OpenAIModel
 from tests.fixtures.model.support import free_port
 
 
@@ -88,8 +88,9 @@ def model_for(server: FakeServer, **kwargs: Any) -> tuple[OpenAIModel, list[floa
 def test_answers_with_usage_and_sends_a_greedy_request(server: FakeServer) -> None:
     server.replies.append(Reply(body=answer("Paris.", prompt_tokens_details={"cached_tokens": 8})))
     model = load(f"openai:{server.url}#qwen")
-    completion = model.complete("extract", "Be brief.", "Capital of France?")
+    completion = model.complete("extract", "Be brief.", "Capital of France?", unit="chunk:1")
     assert completion.text == "Paris."
+    assert model.load_seconds is None  # the server loaded it, not this process
     usage = completion.usage
     assert (usage.prompt_tokens, usage.generated_tokens, usage.cached_tokens) == (12, 3, 8)
     assert usage.seconds > 0

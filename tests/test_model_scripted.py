@@ -9,19 +9,22 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import Completion, Usage, load, prompt_key
-from dreaming.model.scripted import RecordingModel, ScriptedModel
+from dreaming.model.backends.scripted import RecordingModel, ScriptedModel
 
 
 class EchoModel:
     """A stand-in real model: answers deterministically from the prompt."""
 
     spec = "echo"
+    load_seconds = None
 
     def __init__(self) -> None:
         self.calls = 0
         self.unloaded = False
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         self.calls += 1
         return Completion(
             f"{stage}: {user.upper()}", Usage(prompt_tokens=len(user), generated_tokens=3)
@@ -140,3 +143,14 @@ def test_record_spec_appends_across_runs(tmp_path: Path) -> None:
     replay = ScriptedModel("x", path)
     assert replay.complete("old", None, "kept").text == "K"
     assert replay.complete("s", None, "u").text == "T"
+
+
+def test_replays_and_recordings_take_the_unit_and_report_no_load_time(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.jsonl"
+    write_lines(answers, [{"stage": "s", "user": "u", "text": "said"}])
+    scripted = load(f"scripted:{answers}")
+    assert scripted.complete("s", None, "u", unit="chunk:1").text == "said"
+    assert scripted.load_seconds is None
+    recorder = RecordingModel("record", scripted, tmp_path / "again.jsonl")
+    assert recorder.complete("s", None, "u", unit="chunk:1").text == "said"
+    assert recorder.load_seconds is None

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model import DEFAULT_MODEL, parse_spec
+from dreaming.model import DEFAULT_MODEL, RecordSpec, parse_spec
 
 
 def test_default_model_is_the_default_preset_on_mlx() -> None:
@@ -48,8 +48,12 @@ def test_openai_with_and_without_model_name() -> None:
 
 def test_record_wraps_an_inner_spec() -> None:
     spec = parse_spec("record:out/answers.jsonl|mlx:smollm2-135m")
-    assert (spec.kind, spec.target) == ("record", "out/answers.jsonl")
-    assert spec.inner is not None
+    assert isinstance(spec, RecordSpec)
+    assert (spec.kind, spec.target, str(spec)) == (
+        "record",
+        "out/answers.jsonl",
+        "record:out/answers.jsonl|mlx:smollm2-135m",
+    )
     assert (spec.inner.kind, spec.inner.target) == ("mlx", "smollm2-135m")
 
 

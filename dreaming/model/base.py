@@ -9,6 +9,8 @@ and on failing with a one-line `ModelError` that says what to do.
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -65,6 +67,22 @@ class Completion:
     usage: Usage
 
 
+@dataclass(frozen=True)
+class Weights:
+    """What an in-process backend loads, as the install store found it."""
+
+    path: str
+    """A model folder or file; for mlx also a hub repo id, which mlx-lm downloads."""
+    repair: str
+    """What a person does when these weights do not load."""
+
+
+Locate = Callable[[], Weights]
+"""Finds a spec's weights when its model first loads, not at `load()`: a missing model
+fails the first call, which the pipeline records against that unit. Raises the store's
+one-line ModelError (not installed, damaged, unknown)."""
+
+
 class ModelCallError(ModelError):
     """One call failed after the model ran (runaway, empty answer): carries what it cost."""
 
@@ -75,12 +93,21 @@ class ModelCallError(ModelError):
 
 @runtime_checkable
 class TextModel(Protocol):
-    """One completion call per pipeline unit; `stage` keys caching, replay and accounting."""
+    """One completion call per pipeline unit; `stage` keys caching, replay and accounting,
+    `unit` names the pipeline unit in the ledger (only the metered layer reads it)."""
 
     @property
     def spec(self) -> str: ...
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion: ...
+    @property
+    def load_seconds(self) -> float | None:
+        """How long this process took to load the weights; None for servers and replays,
+        and before the first call."""
+        ...
+
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion: ...
 
     def unload(self) -> None:
         """Drop weights and caches; the next call loads again."""
@@ -111,6 +138,20 @@ def finished_text(
             f"model returned nothing for stage {stage}; the unit is retried next run", usage
         )
     return Completion(text=text, usage=usage)
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two prompts share: what a prefix cache can reuse."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def quiet_transformers() -> None:
+    """transformers announces at import that torch is missing; dreaming never needs it."""
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 
 def one_line(text: object, limit: int = 200) -> str:

@@ -3,36 +3,45 @@
 from __future__ import annotations
 
 import threading
+from functools import partial
 from pathlib import Path
 
 from dreaming.model.base import TextModel, Usage
-from dreaming.model.spec import ModelSpec, parse_spec
+from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
+from dreaming.model.store.presets import default_folder
 
 _loaded: dict[tuple[str, Path | None], TextModel] = {}
 _lock = threading.Lock()
 
 
-def _build(spec: ModelSpec, cache_dir: Path | None) -> TextModel:
-    if spec.kind == "mlx":
-        from dreaming.model.mlx_backend import MlxModel
+def _build(spec: ModelSpec | RecordSpec, cache_dir: Path | None) -> TextModel:
+    # One case per kind: mypy reports a kind added to the Literal but not built here.
+    if isinstance(spec, RecordSpec):
+        from dreaming.model.backends.scripted import RecordingModel
 
-        return MlxModel(spec.text, spec.target, cache_dir=cache_dir)
-    if spec.kind == "gguf":
-        from dreaming.model.gguf_backend import GGUFModel
+        inner = load(spec.inner.text, cache_dir=cache_dir)
+        return RecordingModel(spec.text, inner, Path(spec.target).expanduser())
+    match spec.kind:
+        case "mlx":
+            from dreaming.model.backends.mlx import MlxModel
+            from dreaming.model.store.locate import mlx_weights
 
-        return GGUFModel(spec.text, spec.target, cache_dir=cache_dir)
-    if spec.kind == "openai":
-        from dreaming.model.openai_backend import OpenAIModel
+            return MlxModel(spec.text, partial(mlx_weights, spec.target, cache_dir))
+        case "gguf":
+            from dreaming.model.backends.gguf import GGUFModel
+            from dreaming.model.store.locate import gguf_weights
 
-        return OpenAIModel(spec.text, spec.target, spec.model)
-    from dreaming.model.scripted import RecordingModel, ScriptedModel
+            return GGUFModel(spec.text, partial(gguf_weights, spec.target, cache_dir))
+        case "openai":
+            from dreaming.model.backends.openai import OpenAIModel
 
-    if spec.kind == "scripted":
-        return ScriptedModel(spec.text, Path(spec.target).expanduser())
-    if spec.inner is None:  # parse_spec never builds a record spec without one
-        raise ValueError(f"record spec without an inner model: {spec.text}")
-    inner = load(spec.inner.text, cache_dir=cache_dir)
-    return RecordingModel(spec.text, inner, Path(spec.target).expanduser())
+            return OpenAIModel(
+                spec.text, spec.target, spec.model, default_folder=default_folder(cache_dir)
+            )
+        case "scripted":
+            from dreaming.model.backends.scripted import ScriptedModel
+
+            return ScriptedModel(spec.text, Path(spec.target).expanduser())
 
 
 def load(spec: str, *, cache_dir: Path | None = None) -> TextModel:
@@ -72,5 +81,4 @@ def run_once(
 
 def load_seconds(spec: str, *, cache_dir: Path | None = None) -> float | None:
     """How long the in-process model of `spec` took to load; None for servers and replays."""
-    seconds = getattr(load(spec, cache_dir=cache_dir), "load_seconds", None)
-    return float(seconds) if isinstance(seconds, int | float) else None
+    return load(spec, cache_dir=cache_dir).load_seconds

@@ -79,13 +79,12 @@ class MeteredModel:
     def spec(self) -> str:
         return self.inner.spec
 
+    @property
+    def load_seconds(self) -> float | None:
+        return self.inner.load_seconds
+
     def unload(self) -> None:
         self.inner.unload()
-
-    def remaining_calls(self) -> int | None:
-        if self.budget.max_calls is None:
-            return None
-        return max(0, self.budget.max_calls - self.calls)
 
     def complete(
         self, stage: str, system: str | None, user: str, *, unit: str | None = None
@@ -95,7 +94,7 @@ class MeteredModel:
             self.calls += 1
         started = time.perf_counter()
         try:
-            completion = self.inner.complete(stage, system, user)
+            completion = self.inner.complete(stage, system, user, unit=unit)
         except ModelError as e:
             usage = e.usage if isinstance(e, ModelCallError) and e.usage else None
             # A failed call still spent time (a timeout, a hung server): charge it.

@@ -13,7 +13,8 @@ from typing import Literal
 
 from dreaming.errors import ModelError
 
-Kind = Literal["mlx", "openai", "scripted", "record", "gguf"]
+Kind = Literal["mlx", "openai", "scripted", "gguf"]
+"""Kinds that name one model on their own (`record` wraps one of the real ones)."""
 
 FORMS = (
     "mlx:<preset | folder | hub repo id>",
@@ -29,11 +30,22 @@ class ModelSpec:
     kind: Kind
     target: str
     """Preset, folder, repo id, file or base URL, by kind."""
+    text: str
     model: str | None = None
     """openai: the model name sent to the server (after `#`)."""
-    inner: ModelSpec | None = None
-    """record: the spec of the model whose answers are recorded."""
-    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class RecordSpec:
+    """`record:FILE|SPEC`: a real model (mlx, gguf, openai) whose answers go to FILE."""
+
+    target: str
+    inner: ModelSpec
+    text: str
+    kind: Literal["record"] = "record"
 
     def __str__(self) -> str:
         return self.text
@@ -59,7 +71,7 @@ _UNSAFE = re.compile(r"[\x00-\x20\x7f]")
 """Characters http.client refuses in a URL (it raises InvalidURL)."""
 
 
-def parse_spec(spec: str) -> ModelSpec:
+def parse_spec(spec: str) -> ModelSpec | RecordSpec:
     text = spec.strip()
     kind, sep, target = text.partition(":")
     if not sep:
@@ -92,7 +104,7 @@ def parse_spec(spec: str) -> ModelSpec:
         if not bar or not path.strip():
             raise _fail(spec, "record needs a file and an inner spec: record:FILE|SPEC")
         inner_spec = parse_spec(inner)
-        if inner_spec.kind in ("record", "scripted"):
+        if isinstance(inner_spec, RecordSpec) or inner_spec.kind == "scripted":
             raise _fail(spec, "record wraps a real model, not a replay or a recording")
-        return ModelSpec(kind="record", target=path.strip(), inner=inner_spec, text=text)
+        return RecordSpec(target=path.strip(), inner=inner_spec, text=text)
     raise _fail(spec, f"unknown kind {kind!r}")

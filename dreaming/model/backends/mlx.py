@@ -14,14 +14,19 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from dreaming.errors import ModelError
-from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
-from dreaming.model.blas import import_mlx
-from dreaming.model.presets import PRESETS, installed_mlx_folder
-from dreaming.model.tensors import check_mlx_folder
+from dreaming.model.backends.blas import import_mlx
+from dreaming.model.base import (
+    MAX_OUTPUT_TOKENS,
+    Completion,
+    Locate,
+    Usage,
+    common_prefix,
+    finished_text,
+    one_line,
+)
 
 MAX_STAGE_CACHES = 8
 """Stages whose prefix cache is kept (LRU); one per pipeline stage is enough."""
@@ -34,49 +39,13 @@ class _StageCache:
     layers: list[Any] = field(default_factory=list)
 
 
-def resolve_mlx_target(target: str, cache_dir: Path | None = None) -> str:
-    """A local folder or hub repo id for `mlx:<target>`; ModelError with the fix if neither."""
-    if target in PRESETS:
-        folder = installed_mlx_folder(PRESETS[target], cache_dir)
-        if folder is None:
-            raise ModelError(
-                f"model preset {target} is not installed; run: dreaming model install {target}"
-            )
-        check_mlx_folder(folder, f"repair it with: dreaming model install {target}")
-        return str(folder)
-    path = Path(target).expanduser()
-    if path.exists():
-        if not path.is_dir():
-            raise ModelError(
-                f"mlx:{target} is a file, not a model folder; for a .gguf file use gguf:{target}"
-            )
-        check_mlx_folder(path, "replace the folder, or set model to mlx:<preset>")
-        return str(path)
-    if target.count("/") == 1 and not target.startswith((".", "/", "~")):
-        return target  # a hub repo id: mlx-lm downloads it where the hub is reachable
-    raise ModelError(
-        f"unknown model {target!r}: not a preset ({', '.join(PRESETS)}), "
-        "a folder or a hub repo id; see: dreaming model list"
-    )
-
-
-def common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
-
-
 class MlxModel:
     """Loads on first use (or `warm()`), stays loaded until `unload()`."""
 
-    def __init__(self, spec: str, target: str, *, cache_dir: Path | None = None) -> None:
+    def __init__(self, spec: str, locate: Locate) -> None:
         self._spec = spec
-        self.target = target
-        self.cache_dir = cache_dir
+        self._locate = locate
         self.load_seconds: float | None = None
-        self.path: str | None = None
         self._model: Any = None
         self._tokenizer: Any = None
         self._stages: OrderedDict[str, _StageCache] = OrderedDict()
@@ -87,10 +56,6 @@ class MlxModel:
     def spec(self) -> str:
         return self._spec
 
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
     def warm(self) -> None:
         with self._lock:
             self._ensure_loaded()
@@ -98,23 +63,19 @@ class MlxModel:
     def _ensure_loaded(self) -> None:
         if self._model is not None:
             return
-        path = resolve_mlx_target(self.target, self.cache_dir)
+        weights = self._locate()
         started = time.perf_counter()
         import_mlx()
         from mlx_lm import load
 
         try:
-            loaded = load(path)
+            loaded = load(weights.path)
         except Exception as e:
-            hint = (
-                f"repair it with: dreaming model install {self.target}"
-                if self.target in PRESETS
-                else "check the folder or repo id; see: dreaming model list"
-            )
             raise ModelError(
-                f"cannot load model {path}: {type(e).__name__}: {one_line(e)}; {hint}"
+                f"cannot load model {weights.path}: {type(e).__name__}: {one_line(e)}; "
+                f"{weights.repair}"
             ) from e
-        self._model, self._tokenizer, self.path = loaded[0], loaded[1], path
+        self._model, self._tokenizer = loaded[0], loaded[1]
         self.load_seconds = time.perf_counter() - started
 
     def unload(self) -> None:
@@ -140,13 +101,9 @@ class MlxModel:
         ids: list[int] = tokenizer.encode(text, add_special_tokens=False)
         return ids
 
-    def tokens_for(self, system: str | None, user: str) -> list[int]:
-        """The exact prompt ids a call would send (for tests and the benchmark)."""
-        with self._lock:
-            self._ensure_loaded()
-            return self._render(system, user)
-
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         with self._lock:
             self._ensure_loaded()
             return self._complete(stage, system, user)

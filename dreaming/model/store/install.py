@@ -27,7 +27,8 @@ from typing import IO
 
 from dreaming.errors import ModelError
 from dreaming.model.base import one_line
-from dreaming.model.presets import (
+from dreaming.model.spec import RecordSpec, parse_spec
+from dreaming.model.store.presets import (
     CONVERTER_VERSION,
     GGUF_NAME,
     MARKER,
@@ -180,6 +181,23 @@ def is_installed(preset: Preset, cache_dir: Path | None = None) -> bool:
     )
 
 
+def installable_preset(spec: str) -> str:
+    """The preset a configured model spec installs; ModelError if it names none (a server,
+    a replay, a folder or file), so `dreaming model install` never guesses."""
+    parsed = parse_spec(spec)
+    inner = parsed.inner if isinstance(parsed, RecordSpec) else parsed
+    if inner.kind in ("mlx", "gguf") and inner.target in PRESETS:
+        return inner.target
+    what = {
+        "openai": "a server",
+        "scripted": "a replay of recorded answers",
+    }.get(inner.kind, "not a preset")
+    raise ModelError(
+        f"the configured model {spec} is {what}, nothing to install; "
+        f"run `dreaming model install NAME` with one of: {', '.join(PRESETS)}"
+    )
+
+
 def install(
     name: str | Preset,
     progress: Progress | None = None,
@@ -230,7 +248,7 @@ def install(
                 "do not use them; report it)"
             )
         say("SHA-256 verified; converting to an mlx-lm folder")
-        from dreaming.model.convert import convert_gguf
+        from dreaming.model.store.convert import convert_gguf
 
         started = time.perf_counter()
         convert_gguf(gguf, staged / f"mlx-{dtype}", dtype=dtype, progress=say)

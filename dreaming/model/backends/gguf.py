@@ -16,33 +16,21 @@ import gc
 import os
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from dreaming.errors import ModelError
-from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
-from dreaming.model.mlx_backend import common_prefix
-from dreaming.model.presets import PRESETS, installed_gguf
+from dreaming.model.base import (
+    MAX_OUTPUT_TOKENS,
+    Completion,
+    Locate,
+    Usage,
+    common_prefix,
+    finished_text,
+    one_line,
+)
 
 CONTEXT_TOKENS = 8192
 """Prompt + answer tokens per call; our units are small, and memory is per token."""
-
-
-def resolve_gguf_target(target: str, cache_dir: Path | None = None) -> Path:
-    if target in PRESETS:
-        path = installed_gguf(PRESETS[target], cache_dir)
-        if path is None:
-            raise ModelError(
-                f"model preset {target} is not installed; run: dreaming model install {target}"
-            )
-        return path
-    path = Path(target).expanduser()
-    if path.is_file():
-        return path
-    raise ModelError(
-        f"gguf:{target}: no such preset ({', '.join(PRESETS)}) or .gguf file; "
-        "see: dreaming model list"
-    )
 
 
 def _import_llama_cpp() -> Any:
@@ -57,10 +45,9 @@ def _import_llama_cpp() -> Any:
 
 
 class GGUFModel:
-    def __init__(self, spec: str, target: str, *, cache_dir: Path | None = None) -> None:
+    def __init__(self, spec: str, locate: Locate) -> None:
         self._spec = spec
-        self.target = target
-        self.cache_dir = cache_dir
+        self._locate = locate
         self.load_seconds: float | None = None
         self._llm: Any = None
         self._template: Any = None
@@ -78,11 +65,12 @@ class GGUFModel:
         if self._llm is not None:
             return
         llama_cpp = _import_llama_cpp()
-        path = resolve_gguf_target(self.target, self.cache_dir)
+        weights = self._locate()
+        path = weights.path
         started = time.perf_counter()
         try:
             llm = llama_cpp.Llama(
-                model_path=str(path),
+                model_path=path,
                 n_ctx=CONTEXT_TOKENS,
                 n_threads=os.cpu_count() or 1,
                 n_gpu_layers=-1,
@@ -90,8 +78,7 @@ class GGUFModel:
             )
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelError(
-                f"cannot load {path} with llama.cpp ({one_line(e)}); if it is a preset, "
-                f"repair it with: dreaming model install {self.target}"
+                f"cannot load {path} with llama.cpp ({one_line(e)}); {weights.repair}"
             ) from e
         template = llm.metadata.get("tokenizer.chat_template")
         if not template:
@@ -131,7 +118,9 @@ class GGUFModel:
             tokens = tokens[1:]  # the template wrote BOS and the tokenizer added another
         return tokens
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         with self._lock:
             self._ensure_loaded()
             return self._complete(stage, system, user)

@@ -133,6 +133,11 @@ def installed_mlx_folder(preset: Preset, cache_dir: Path | None = None) -> Path 
     return sub if (sub / "config.json").is_file() else None
 
 
+def default_folder(cache_dir: Path | None = None) -> Path | None:
+    """The installed mlx folder of the default model, for the hint on starting a server."""
+    return installed_mlx_folder(PRESETS[DEFAULT_PRESET], cache_dir)
+
+
 def installed_gguf(preset: Preset, cache_dir: Path | None = None) -> Path | None:
     folder = preset_dir(preset.name, cache_dir)
     marker = read_marker(folder)

@@ -74,10 +74,17 @@ class ScriptedModel:
             # A prompt recorded twice: the later answer wins, as in a re-recording.
             self.answers[(stage, str(key))] = row
 
+    @property
+    def load_seconds(self) -> None:
+        """A replay loads no weights."""
+        return None
+
     def unload(self) -> None:
         """Nothing is held beyond the answers file."""
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         row = self.answers.get((stage, prompt_key(system, user)))
         if row is None:
             raise ModelError(
@@ -106,11 +113,17 @@ class RecordingModel:
     def spec(self) -> str:
         return self._spec
 
+    @property
+    def load_seconds(self) -> float | None:
+        return self.inner.load_seconds
+
     def unload(self) -> None:
         self.inner.unload()
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
-        completion = self.inner.complete(stage, system, user)
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
+        completion = self.inner.complete(stage, system, user, unit=unit)
         row = {
             "stage": stage,
             "key": prompt_key(system, user),

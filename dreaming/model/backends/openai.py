@@ -18,23 +18,23 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from dreaming.config import DEFAULT_MODEL
 from dreaming.errors import ModelError
 from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
-from dreaming.model.presets import DEFAULT_PRESET, PRESETS, installed_mlx_folder
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds for one whole answer: a 1.5B on a laptop CPU writes ~3 tok/s."""
 DEFAULT_RETRIES = 3
 
 
-def _start_hint(url: str) -> str:
-    folder = installed_mlx_folder(PRESETS[DEFAULT_PRESET])
+def _start_hint(url: str, folder: Path | None) -> str:
     where = str(folder) if folder else "<folder>"
     return (
         f"no model server at {url}; start one with: mlx_lm.server --model {where} "
-        f"--port 8080, or set model to mlx:{DEFAULT_PRESET}"
+        f"--port 8080, or set model to {DEFAULT_MODEL}"
     )
 
 
@@ -51,6 +51,7 @@ class OpenAIModel:
         base_url: str,
         model: str | None = None,
         *,
+        default_folder: Path | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         backoff: float = 0.5,
@@ -59,6 +60,8 @@ class OpenAIModel:
         self._spec = spec
         self.base_url = base_url.rstrip("/")
         self.model = model
+        self.default_folder = default_folder
+        """The installed default model, named in the hint on how to start a server."""
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -73,10 +76,17 @@ class OpenAIModel:
         root = self.base_url if self.base_url.endswith("/v1") else self.base_url + "/v1"
         return root + "/chat/completions"
 
+    @property
+    def load_seconds(self) -> None:
+        """The server loaded the model, not this process."""
+        return None
+
     def unload(self) -> None:
         """The server owns the weights; nothing is held here."""
 
-    def complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def complete(
+        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+    ) -> Completion:
         messages = [{"role": "user", "content": user}]
         if system:
             messages.insert(0, {"role": "system", "content": system})
@@ -104,7 +114,7 @@ class OpenAIModel:
                 attempt += 1
                 if attempt > self.retries:
                     if e.refused:
-                        raise ModelError(_start_hint(self.base_url)) from None
+                        raise ModelError(_start_hint(self.base_url, self.default_folder)) from None
                     raise ModelError(
                         f"model server at {self.base_url} failed {attempt} times for stage "
                         f"{stage} ({e}); check the server's log"

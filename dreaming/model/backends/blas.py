@@ -21,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from dreaming.config import blas_override
+from dreaming.model.base import quiet_transformers
 
 # OpenBLAS core name -> CPU flags its kernels need. Builds for other cores are trusted
 # only when they are DYNAMIC_ARCH (they pick a kernel for the CPU at run time).
@@ -130,11 +131,6 @@ def prepare() -> str:
     )
     _status = "mlx's bundled BLAS (" + ("; ".join(reasons) or "no OpenBLAS found") + ")" + hint
     return _status
-
-
-def quiet_transformers() -> None:
-    """transformers announces at import that torch is missing; dreaming never needs it."""
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 
 def import_mlx() -> ModuleType:

@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 
 from dreaming.errors import ModelError
-from dreaming.model.base import one_line
-from dreaming.model.blas import quiet_transformers
-from dreaming.model.tensors import SafetensorsWriter
+from dreaming.model.base import one_line, quiet_transformers
+from dreaming.model.store.tensors import SafetensorsWriter
 
 # architecture -> (model_type for mlx-lm, HF class name, does llama.cpp permute Q/K rows?)
 # llama.cpp's converter reorders the Q and K projection rows of llama models for its
