@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dreaming.article import Article, parse, tail_rank
-from dreaming.contents import categories, redirect_target, see_also
-from dreaming.fences import line_content, split_lines
+from dreaming.article.document import Article, parse, tail_rank
+from dreaming.article.fences import line_content, split_lines
+from dreaming.article.markup import category_name, wikilinks
+from dreaming.article.queries import categories, redirect_target, see_also
+from dreaming.article.titles import heading_key, nfc, title_for_stem
 from dreaming.ledger import DERIVED_TABLES, Ledger
-from dreaming.markup import category_name, wikilinks
-from dreaming.titles import heading_key, nfc, title_for_stem
 from dreaming.vault import Vault, checksum
 
 _MAIN = re.compile(r"[ \t]*\*Main articles?:(.*)\*[ \t]*")

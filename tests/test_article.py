@@ -8,18 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, SEE_ALSO, Section, build, parse, render
-from dreaming.contents import (
-    article_markers,
-    categories,
-    footnote_defs,
-    is_redirect,
-    is_stub,
-    redirect_target,
-    see_also,
-)
-from dreaming.errors import DreamingError, UnsafePathError
-from dreaming.fences import (
+from dreaming.article.document import LEAD, SEE_ALSO, Section, build, parse, render
+from dreaming.article.fences import (
     dangling_fence,
     fence_label,
     is_fence_line,
@@ -28,9 +18,18 @@ from dreaming.fences import (
     scan_lines,
     split_lines,
 )
-from dreaming.layout import split_frontmatter
-from dreaming.markup import Footnote, footnote_def_line, markers, wikilinks, words
-from dreaming.sections import (
+from dreaming.article.layout import split_frontmatter
+from dreaming.article.markup import Footnote, footnote_def_line, markers, wikilinks, words
+from dreaming.article.queries import (
+    article_markers,
+    categories,
+    footnote_defs,
+    is_redirect,
+    is_stub,
+    redirect_target,
+    see_also,
+)
+from dreaming.article.sections import (
     SectionNotFoundError,
     add_section,
     extract_section,
@@ -38,8 +37,9 @@ from dreaming.sections import (
     swallowed_tails,
     toc,
 )
-from dreaming.titles import heading_key, same_title, stem_for_title, title_for_stem
-from dreaming.validate import problems
+from dreaming.article.titles import heading_key, same_title, stem_for_title, title_for_stem
+from dreaming.article.validate import problems
+from dreaming.errors import DreamingError, UnsafePathError
 from tests.strategies import GenArticle, articles, near_markdown
 
 SAMPLE = """\

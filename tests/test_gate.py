@@ -8,11 +8,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, Article, parse, render, tail_rank
-from dreaming.gate import CODES, GateResult, Part, Rejection, check, unsafe_link
-from dreaming.markup import words
-from dreaming.normalize import normalize
-from dreaming.sections import replace_section
+from dreaming.article.document import LEAD, Article, parse, render, tail_rank
+from dreaming.article.gate import CODES, GateResult, Part, Rejection, check, unsafe_link
+from dreaming.article.markup import words
+from dreaming.article.normalize import normalize
+from dreaming.article.sections import replace_section
 from tests.strategies import COMMENTS, GenArticle, articles, near_markdown, rich_articles
 
 BEFORE = """\

@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal, get_args
 
-from dreaming.article import LEAD, REFERENCES, SEE_ALSO, Article, parse
-from dreaming.contents import article_definitions, article_markers, article_wikilinks, prose
-from dreaming.fences import dangling_fence
-from dreaming.keep import Part, changed_parts, lost_code
-from dreaming.layout import split_frontmatter
-from dreaming.linkcheck import LinkKind, link_targets, unsafe_link
-from dreaming.markup import category_name, conv_hashes, wikilinks, words
-from dreaming.schematic import leaks
-from dreaming.sections import extract_section, swallowed_tails
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.article.document import LEAD, REFERENCES, SEE_ALSO, Article, parse
+from dreaming.article.fences import dangling_fence
+from dreaming.article.keep import Part, changed_parts, lost_code
+from dreaming.article.layout import split_frontmatter
+from dreaming.article.linkcheck import LinkKind, link_targets, unsafe_link
+from dreaming.article.markup import category_name, conv_hashes, wikilinks, words
+from dreaming.article.queries import article_definitions, article_markers, article_wikilinks, prose
+from dreaming.article.schematic import leaks
+from dreaming.article.sections import extract_section, swallowed_tails
+from dreaming.article.titles import heading_key, title_for_stem
 
 __all__ = ["CODES", "Code", "GateResult", "Part", "Rejection", "check", "unsafe_link"]
 

@@ -7,9 +7,9 @@ changed part canonically, keeping the blank lines around it. That is how a
 pipeline edit touches one section and leaves the rest of a person's file
 byte-identical. `build` writes a new article in the canonical layout.
 
-The markup inside parts (links, footnotes, templates) is dreaming.markup's;
-what an article says is dreaming.contents'; section surgery on text is
-dreaming.sections'; grammar checks are dreaming.validate's.
+The markup inside parts (links, footnotes, templates) is dreaming.article.markup's;
+what an article says is dreaming.article.queries'; section surgery on text is
+dreaming.article.sections'; grammar checks are dreaming.article.validate's.
 docs/article-grammar.md describes the grammar for people.
 """
 
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from dreaming.fences import (
+from dreaming.article.fences import (
     add_eol,
     detect_eol,
     ends_line,
@@ -30,9 +30,9 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.layout import BOM, clean_block, layout, split_block
-from dreaming.markup import LINK_PATTERN, STUB, STUB_RE, Footnote, atx_heading
-from dreaming.titles import heading_key
+from dreaming.article.layout import BOM, clean_block, layout, split_block
+from dreaming.article.markup import LINK_PATTERN, STUB, STUB_RE, Footnote, atx_heading
+from dreaming.article.titles import heading_key
 
 LEAD = ""
 """The heading name that addresses the lead in section functions."""

@@ -1,16 +1,16 @@
 """What a parsed article says: its prose blocks, citations, links and categories,
 and whether it is a redirect, a stub or thin.
 
-Queries over an Article's parts; the markup they read is dreaming.markup's.
+Queries over an Article's parts; the markup they read is dreaming.article.markup's.
 """
 
 from __future__ import annotations
 
 import re
 
-from dreaming.article import SEE_ALSO, Article, tail_rank
-from dreaming.fences import line_content, mask_code, split_lines
-from dreaming.markup import (
+from dreaming.article.document import SEE_ALSO, Article, tail_rank
+from dreaming.article.fences import line_content, mask_code, split_lines
+from dreaming.article.markup import (
     LINK_PATTERN,
     SEE_ALSO_ITEM,
     STUB_RE,

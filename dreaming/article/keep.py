@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from enum import Enum
 
-from dreaming.article import LEAD, Article, Section, infobox_malformed, tail_rank
-from dreaming.contents import article_definitions
-from dreaming.fences import code_flags, fence_blocks, line_content, mask_code, split_lines
-from dreaming.markup import conv_hashes, split_alias
-from dreaming.titles import heading_key
+from dreaming.article.document import LEAD, Article, Section, infobox_malformed, tail_rank
+from dreaming.article.fences import code_flags, fence_blocks, line_content, mask_code, split_lines
+from dreaming.article.markup import conv_hashes, split_alias
+from dreaming.article.queries import article_definitions
+from dreaming.article.titles import heading_key
 
 
 class Part(Enum):

@@ -15,9 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from dreaming.article import Article, infobox_malformed, parse, render, tail_rank
-from dreaming.contents import article_markers, is_redirect, is_stub, is_thin
-from dreaming.fences import (
+from dreaming.article.document import Article, infobox_malformed, parse, render, tail_rank
+from dreaming.article.fences import (
     add_eol,
     code_flags,
     ends_line,
@@ -28,8 +27,8 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.layout import BOM, split_frontmatter
-from dreaming.markup import (
+from dreaming.article.layout import BOM, split_frontmatter
+from dreaming.article.markup import (
     MARKER,
     STUB,
     STUB_RE,
@@ -41,7 +40,8 @@ from dreaming.markup import (
     table_lines,
     wikilinks,
 )
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.article.queries import article_markers, is_redirect, is_stub, is_thin
+from dreaming.article.titles import heading_key, title_for_stem
 
 INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""

@@ -10,11 +10,16 @@ from __future__ import annotations
 import datetime
 import re
 
-from dreaming.article import REFERENCES, Article, infobox_malformed, render, tail_rank
-from dreaming.contents import THIN_WORDS, article_markers, is_redirect, is_stub, prose_words
-from dreaming.fences import dangling_fence, fence_blocks, line_content, mask_code, split_lines
-from dreaming.layout import split_frontmatter
-from dreaming.markup import (
+from dreaming.article.document import REFERENCES, Article, infobox_malformed, render, tail_rank
+from dreaming.article.fences import (
+    dangling_fence,
+    fence_blocks,
+    line_content,
+    mask_code,
+    split_lines,
+)
+from dreaming.article.layout import split_frontmatter
+from dreaming.article.markup import (
     SEE_ALSO_ITEM,
     STUB,
     STUB_RE,
@@ -22,7 +27,8 @@ from dreaming.markup import (
     is_category_line,
     parse_footnote,
 )
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.article.queries import THIN_WORDS, article_markers, is_redirect, is_stub, prose_words
+from dreaming.article.titles import heading_key, title_for_stem
 
 KINDS = ("thing", "person", "domain", "project", "standard")
 """The closed set of infobox `kind:` values."""

@@ -5,7 +5,7 @@ nothing of the Article model: heading lines, `[[wikilinks]]` and
 `[[Category:…]]` links, footnote markers `[^N]` and definitions `[^N]: …`,
 the standard citation form and the one line code writes for it, `conv:HASH`
 references, `{{templates}}`, and word counts of prose. Code (fenced blocks and
-inline spans) is never markup; dreaming.fences says where it is.
+inline spans) is never markup; dreaming.article.fences says where it is.
 docs/article-grammar.md describes the syntax for people.
 """
 
@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dreaming.fences import is_blank, line_content, mask_code, split_lines
+from dreaming.article.fences import is_blank, line_content, mask_code, split_lines
 
 STUB = "{{stub}}"
 STUB_RE = re.compile(r"\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)

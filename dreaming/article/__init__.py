@@ -1,0 +1,1 @@
+"""The article grammar: pure functions over Markdown text, standard library only."""
