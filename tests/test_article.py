@@ -734,3 +734,8 @@ def test_an_infobox_below_a_categories_line_is_reported() -> None:
 def test_a_footnote_marker_is_no_part_of_a_heading_name() -> None:
     assert heading_key("Price[^1]") == heading_key("price")
     assert parse("# T\n\n## Price[^2]\n\nx\n").section("Price") is not None
+
+
+def test_an_escaped_marker_is_text_in_a_heading_name_as_in_prose() -> None:
+    assert markers("Price\\[^1]") == []
+    assert heading_key("Price\\[^1]") != heading_key("Price\\[^2]")

@@ -31,14 +31,12 @@ from dreaming.article.fences import (
     split_lines,
 )
 from dreaming.article.layout import BOM, clean_block, layout, split_block
-from dreaming.article.markup import LINK_PATTERN, STUB, STUB_RE, Footnote, atx_heading
+from dreaming.article.markup import BANNER_LINE, STUB, STUB_RE, Footnote, atx_heading
 from dreaming.article.titles import heading_key
 
 LEAD = ""
 """The heading name that addresses the lead in section functions."""
 SEE_ALSO, NOTES, REFERENCES = "See also", "Notes", "References"
-
-_BANNER = re.compile(r"^\*Part of a series on " + LINK_PATTERN + r"\.\*[ \t]*$")
 
 
 # ---------------------------------------------------------------- data model
@@ -201,7 +199,7 @@ def _parse(text: str) -> Article:
 
     banner: str | None = None
     banner_raw: _Raw | None = None
-    if head < first and (m := _BANNER.match(line_content(lines[head]))):
+    if head < first and (m := BANNER_LINE.match(line_content(lines[head]))):
         banner = m.group(1).strip()
         nxt = _skip_blank(lines, head + 1, first)
         banner_raw = raw(head, nxt, banner, line_content(lines[head]))

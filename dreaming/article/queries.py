@@ -6,12 +6,10 @@ Queries over an Article's parts; the markup they read is dreaming.article.markup
 
 from __future__ import annotations
 
-import re
-
 from dreaming.article.document import SEE_ALSO, Article, tail_rank
 from dreaming.article.fences import line_content, mask_code, split_lines
 from dreaming.article.markup import (
-    LINK_PATTERN,
+    REDIRECT_LINE,
     SEE_ALSO_ITEM,
     STUB_RE,
     Definition,
@@ -27,8 +25,6 @@ from dreaming.article.markup import (
 
 THIN_WORDS = 150
 """An article with fewer words of prose than this is thin and carries {{stub}}."""
-
-_REDIRECT = re.compile(r"^\*Redirects to " + LINK_PATTERN + r"\.?\*[ \t]*$")
 
 
 def blocks(article: Article) -> list[str]:
@@ -71,7 +67,7 @@ def categories(article: Article) -> list[str]:
 
 def redirect_target(article: Article) -> str | None:
     first = split_lines(article.lead)[0] if article.lead else ""
-    m = _REDIRECT.match(line_content(first))
+    m = REDIRECT_LINE.match(line_content(first))
     return m.group(1).strip() if m else None
 
 
