@@ -23,6 +23,7 @@ from dreaming.article.markup import Footnote, footnote_def_line, markers, wikili
 from dreaming.article.queries import (
     article_markers,
     categories,
+    footnote_balance,
     footnote_defs,
     is_redirect,
     is_stub,
@@ -739,3 +740,13 @@ def test_a_footnote_marker_is_no_part_of_a_heading_name() -> None:
 def test_an_escaped_marker_is_text_in_a_heading_name_as_in_prose() -> None:
     assert markers("Price\\[^1]") == []
     assert heading_key("Price\\[^1]") != heading_key("Price\\[^2]")
+
+
+def test_footnote_balance_pairs_markers_with_definitions() -> None:
+    refs = "[^1]: one\n[^1]: again\n[^2]: two\n[^9]: stray\n"
+    text = f"# T\n\nA[^2] b[^1] c[^3].\n\n## References\n\n{refs}"
+    balance = footnote_balance(parse(text))
+    assert balance.cited == ("2", "1", "3")
+    assert balance.undefined == ("3",)
+    assert balance.repeated == {"1": 2}
+    assert [d.label for d in balance.orphans] == ["9"]

@@ -6,6 +6,10 @@ Queries over an Article's parts; the markup they read is dreaming.article.markup
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 from dreaming.article.document import SEE_ALSO, Article, tail_rank
 from dreaming.article.fences import line_content, mask_code, split_lines
 from dreaming.article.markup import (
@@ -51,6 +55,38 @@ def article_markers(article: Article) -> list[str]:
 
 def article_definitions(article: Article) -> list[Definition]:
     return [d for b in blocks(article) for d in definitions(b)]
+
+
+@dataclass(frozen=True)
+class FootnoteBalance:
+    """How an article's footnote markers and definitions pair up."""
+
+    cited: tuple[str, ...]
+    """Marker labels in order of first citation."""
+    defined: Mapping[str, int]
+    """How often each label is defined, in order of first definition."""
+    undefined: tuple[str, ...]
+    """Cited labels with no definition, in order of first citation."""
+    orphans: tuple[Definition, ...]
+    """Definitions whose label nothing cites, in order."""
+
+    @property
+    def repeated(self) -> dict[str, int]:
+        """Labels defined more than once, with their counts."""
+        return {label: n for label, n in self.defined.items() if n > 1}
+
+
+def footnote_balance(article: Article) -> FootnoteBalance:
+    """The one reading of markers against definitions that the grammar and the gate share."""
+    cited = tuple(dict.fromkeys(article_markers(article)))
+    found = article_definitions(article)
+    defined = Counter(d.label for d in found)
+    return FootnoteBalance(
+        cited=cited,
+        defined=dict(defined),
+        undefined=tuple(label for label in cited if label not in defined),
+        orphans=tuple(d for d in found if d.label not in cited),
+    )
 
 
 def article_wikilinks(article: Article) -> list[WikiLink]:
