@@ -8,18 +8,15 @@ never touched.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from dreaming.article import Article, parse, tail_rank
-from dreaming.contents import categories, redirect_target, see_also
-from dreaming.fences import line_content, split_lines
+from dreaming.article.document import Article, parse, tail_rank
+from dreaming.article.fences import line_content, split_lines
+from dreaming.article.markup import MAIN_LINE, category_name, wikilinks
+from dreaming.article.queries import categories, redirect_target, see_also
+from dreaming.article.titles import heading_key, nfc, title_for_stem
 from dreaming.ledger import DERIVED_TABLES, Ledger
-from dreaming.markup import category_name, wikilinks
-from dreaming.titles import heading_key, nfc, title_for_stem
 from dreaming.vault import Vault, checksum
-
-_MAIN = re.compile(r"[ \t]*\*Main articles?:(.*)\*[ \t]*")
 
 
 @dataclass
@@ -111,7 +108,7 @@ def _index_article(
         for link in wikilinks(block):
             if category_name(link) is None:
                 rows.links.add((stem, resolve(link.target), "prose"))
-        mains = (_MAIN.fullmatch(line_content(line)) for line in split_lines(block))
+        mains = (MAIN_LINE.fullmatch(line_content(line)) for line in split_lines(block))
         for m in (m for m in mains if m is not None):
             for link in wikilinks(m.group(1)):
                 rows.links.add((stem, resolve(link.target), "main"))

@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from dreaming.article import parse, render, tail_rank
+from dreaming.article.document import parse, render, tail_rank
+from dreaming.article.markup import Footnote, footnote_def_line
+from dreaming.article.titles import stem_for_title, title_for_stem
+from dreaming.article.validate import KINDS
 from dreaming.errors import UnsafePathError
-from dreaming.markup import Footnote, footnote_def_line
-from dreaming.titles import stem_for_title, title_for_stem
-from dreaming.validate import KINDS
 
 BOM = "\ufeff"
 WORDS = ("alpha", "beta", "gamma", "delta", "river", "stone", "über", "café", "東京", "naïve")

@@ -8,18 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import LEAD, SEE_ALSO, Section, build, parse, render
-from dreaming.contents import (
-    article_markers,
-    categories,
-    footnote_defs,
-    is_redirect,
-    is_stub,
-    redirect_target,
-    see_also,
-)
-from dreaming.errors import DreamingError, UnsafePathError
-from dreaming.fences import (
+from dreaming.article.document import LEAD, SEE_ALSO, Section, build, parse, render
+from dreaming.article.fences import (
     dangling_fence,
     fence_label,
     is_fence_line,
@@ -28,9 +18,19 @@ from dreaming.fences import (
     scan_lines,
     split_lines,
 )
-from dreaming.layout import split_frontmatter
-from dreaming.markup import Footnote, footnote_def_line, markers, wikilinks, words
-from dreaming.sections import (
+from dreaming.article.layout import split_frontmatter
+from dreaming.article.markup import Footnote, footnote_def_line, markers, wikilinks, words
+from dreaming.article.queries import (
+    article_markers,
+    categories,
+    footnote_balance,
+    footnote_defs,
+    is_redirect,
+    is_stub,
+    redirect_target,
+    see_also,
+)
+from dreaming.article.sections import (
     SectionNotFoundError,
     add_section,
     extract_section,
@@ -38,8 +38,9 @@ from dreaming.sections import (
     swallowed_tails,
     toc,
 )
-from dreaming.titles import heading_key, same_title, stem_for_title, title_for_stem
-from dreaming.validate import problems
+from dreaming.article.titles import heading_key, same_title, stem_for_title, title_for_stem
+from dreaming.article.validate import problems
+from dreaming.errors import DreamingError, UnsafePathError
 from tests.strategies import GenArticle, articles, near_markdown
 
 SAMPLE = """\
@@ -734,3 +735,18 @@ def test_an_infobox_below_a_categories_line_is_reported() -> None:
 def test_a_footnote_marker_is_no_part_of_a_heading_name() -> None:
     assert heading_key("Price[^1]") == heading_key("price")
     assert parse("# T\n\n## Price[^2]\n\nx\n").section("Price") is not None
+
+
+def test_an_escaped_marker_is_text_in_a_heading_name_as_in_prose() -> None:
+    assert markers("Price\\[^1]") == []
+    assert heading_key("Price\\[^1]") != heading_key("Price\\[^2]")
+
+
+def test_footnote_balance_pairs_markers_with_definitions() -> None:
+    refs = "[^1]: one\n[^1]: again\n[^2]: two\n[^9]: stray\n"
+    text = f"# T\n\nA[^2] b[^1] c[^3].\n\n## References\n\n{refs}"
+    balance = footnote_balance(parse(text))
+    assert balance.cited == ("2", "1", "3")
+    assert balance.undefined == ("3",)
+    assert balance.repeated == {"1": 2}
+    assert [d.label for d in balance.orphans] == ["9"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import parse, render
-from dreaming.contents import prose
-from dreaming.markup import conv_hashes
-from dreaming.normalize import normalize
-from dreaming.sections import extract_section, replace_section
+from dreaming.article.document import parse, render
+from dreaming.article.markup import conv_hashes
+from dreaming.article.normalize import normalize
+from dreaming.article.queries import prose
+from dreaming.article.sections import extract_section, replace_section
 from tests.strategies import GenArticle, articles, nasty_markdown
 
 STEMS = ("Some_Title", "Cafe\u0301", "Foo_Bar", "X")

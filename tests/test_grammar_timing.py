@@ -16,10 +16,9 @@ from dataclasses import replace
 
 import pytest
 
-from dreaming.article import parse, render
-from dreaming.contents import see_also
-from dreaming.fences import fence_blocks, mask_code, repair_fences, split_lines
-from dreaming.markup import (
+from dreaming.article.document import parse, render
+from dreaming.article.fences import fence_blocks, mask_code, repair_fences, split_lines
+from dreaming.article.markup import (
     Definition,
     atx_heading,
     conv_hashes,
@@ -29,10 +28,11 @@ from dreaming.markup import (
     wikilinks,
     words,
 )
-from dreaming.normalize import normalize
-from dreaming.sections import replace_section
-from dreaming.titles import heading_key
-from dreaming.validate import problems
+from dreaming.article.normalize import normalize
+from dreaming.article.queries import see_also
+from dreaming.article.sections import replace_section
+from dreaming.article.titles import heading_key
+from dreaming.article.validate import problems
 
 N = 2000
 FLOOR_S = 0.05

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mistune.renderers.html import HTMLRenderer
 
-from dreaming.article import LEAD
-from dreaming.gate import check
-from dreaming.keep import text_key
-from dreaming.linkcheck import decode, link_targets
-from dreaming.markup import words
-from dreaming.schematic import leaks
+from dreaming.article.document import LEAD
+from dreaming.article.gate import check
+from dreaming.article.keep import text_key
+from dreaming.article.linkcheck import decode, link_targets
+from dreaming.article.markup import words
+from dreaming.article.schematic import leaks
 
 BEFORE = """\
 # Foo Bar

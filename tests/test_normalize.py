@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import parse, render
-from dreaming.contents import footnote_defs, prose
-from dreaming.fences import dangling_fence, scan_lines
-from dreaming.gate import check
-from dreaming.normalize import normalize
-from dreaming.validate import problems
+from dreaming.article.document import parse, render
+from dreaming.article.fences import dangling_fence, scan_lines
+from dreaming.article.gate import check
+from dreaming.article.normalize import normalize
+from dreaming.article.queries import footnote_defs, prose
+from dreaming.article.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
 
 KNOWN = ("Foo_Bar", "Baz", "Some_Title")

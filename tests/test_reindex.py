@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from dreaming.article import build
+from dreaming.article.document import build
+from dreaming.article.markup import Footnote
 from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
-from dreaming.markup import Footnote
 from dreaming.reindex import reindex
 from dreaming.vault import Vault
 from tests.support import raw_note

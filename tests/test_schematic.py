@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dreaming.article import LEAD
-from dreaming.gate import check
-from dreaming.schematic import EXAMPLE_LINES, PLACEHOLDERS, SLOTS, leaks
+from dreaming.article.document import LEAD
+from dreaming.article.gate import check
+from dreaming.article.schematic import EXAMPLE_LINES, PLACEHOLDERS, SLOTS, leaks
 
 META = Path(__file__).parent.parent / "meta_templates"
 ARTICLE = """\

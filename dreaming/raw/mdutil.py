@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
+from dreaming.article.fences import closes_fence, fence_run
 from dreaming.errors import TranscriptError
-from dreaming.fences import closes_fence, fence_run
 from dreaming.raw.common import iso
 from dreaming.raw.types import Message
 
@@ -50,12 +50,12 @@ def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
 def fence_mask(lines: list[str]) -> list[bool]:
     """True for lines inside a fenced code block (fence lines included).
 
-    Which lines open and close a fence is dreaming.fences' rule, the same one articles
+    Which lines open and close a fence is dreaming.article.fences' rule, the same one articles
     follow. One thing differs on purpose: an opening fence that is never closed is
     ordinary text here. Exported logs often cut a reply off mid-code, and the unclosed
     fence must not swallow every turn after it.
     """
-    # dreaming.fences reads lines with their endings; a CRLF log split on "\n" keeps its
+    # dreaming.article.fences reads lines with their endings; a CRLF log split on "\n" keeps its
     # "\r", which must count as the line ending, not as an info string.
     ended = [line + "\n" for line in lines]
     runs = [fence_run(line) for line in ended]

@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal, get_args
 
-from dreaming.article import LEAD, REFERENCES, SEE_ALSO, Article, parse
-from dreaming.contents import article_definitions, article_markers, article_wikilinks, prose
-from dreaming.fences import dangling_fence
-from dreaming.keep import Part, changed_parts, lost_code
-from dreaming.layout import split_frontmatter
-from dreaming.linkcheck import LinkKind, link_targets, unsafe_link
-from dreaming.markup import category_name, conv_hashes, wikilinks, words
-from dreaming.schematic import leaks
-from dreaming.sections import extract_section, swallowed_tails
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.article.document import LEAD, REFERENCES, SEE_ALSO, Article, parse
+from dreaming.article.fences import dangling_fence
+from dreaming.article.keep import Part, changed_parts, lost_code
+from dreaming.article.layout import split_frontmatter
+from dreaming.article.linkcheck import LinkKind, link_targets, unsafe_link
+from dreaming.article.markup import category_name, conv_hashes, wikilinks, words
+from dreaming.article.queries import article_wikilinks, footnote_balance, prose
+from dreaming.article.schematic import leaks
+from dreaming.article.sections import extract_section, swallowed_tails
+from dreaming.article.titles import heading_key, title_for_stem
 
 __all__ = ["CODES", "Code", "GateResult", "Part", "Rejection", "check", "unsafe_link"]
 
@@ -145,7 +145,7 @@ def _structure(old: Article | None, new: Article, after: str, stem: str | None) 
     has_refs = new.section(REFERENCES) is not None
     if had_refs and not has_refs:
         out.append(Rejection("references_lost", "the '## References' section is gone"))
-    elif not has_refs and (article_markers(new) or article_definitions(new)):
+    elif not has_refs and ((balance := footnote_balance(new)).cited or balance.defined):
         out.append(Rejection("references_missing", "footnotes without a '## References' section"))
     see = heading_key(SEE_ALSO)
     n_new = sum(heading_key(s.heading) == see for s in new.sections)
@@ -173,32 +173,22 @@ def _citations(old: Article | None, new: Article, allowed: set[str]) -> list[Rej
     return [Rejection("citation_lost", f"conv:{h} is no longer cited") for h in lost]
 
 
-def _orphans(article: Article) -> tuple[dict[str, int], list[str]]:
-    """(definition count per label, texts of definitions nothing cites)."""
-    cited = set(article_markers(article))
-    counts: dict[str, int] = {}
-    orphan_texts = []
-    for d in article_definitions(article):
-        counts[d.label] = counts.get(d.label, 0) + 1
-        if d.label not in cited:
-            orphan_texts.append(d.text)
-    return counts, orphan_texts
-
-
 def _footnotes(old: Article | None, new: Article) -> list[Rejection]:
-    counts, orphans = _orphans(new)
-    tolerated = set(_orphans(old)[1]) if old is not None else set()
-    out = []
-    for label in dict.fromkeys(article_markers(new)):
-        if label not in counts:
-            out.append(Rejection("footnote_unbalanced", f"[^{label}] is cited but never defined"))
-    for label, n in counts.items():
-        if n > 1:
-            out.append(Rejection("footnote_unbalanced", f"[^{label}] is defined {n} times"))
-    for text in orphans:
-        if text not in tolerated:
-            detail = f"a definition is never cited: {text[:60]}"
-            out.append(Rejection("footnote_unbalanced", detail))
+    balance = footnote_balance(new)
+    tolerated = {d.text for d in footnote_balance(old).orphans} if old is not None else set()
+    out = [
+        Rejection("footnote_unbalanced", f"[^{label}] is cited but never defined")
+        for label in balance.undefined
+    ]
+    out += [
+        Rejection("footnote_unbalanced", f"[^{label}] is defined {n} times")
+        for label, n in balance.repeated.items()
+    ]
+    out += [
+        Rejection("footnote_unbalanced", f"a definition is never cited: {d.text[:60]}")
+        for d in balance.orphans
+        if d.text not in tolerated
+    ]
     return out
 
 

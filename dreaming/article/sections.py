@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from dreaming.article import LEAD, Article, Section, parse, render, tail_rank
-from dreaming.errors import DreamingError
-from dreaming.fences import (
+from dreaming.article.document import LEAD, Article, Section, parse, render, tail_rank
+from dreaming.article.fences import (
     detect_eol,
     fence_blocks,
     is_blank,
@@ -21,9 +20,10 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.layout import BOM, clean_block, layout, split_block, split_frontmatter
-from dreaming.markup import atx_heading
-from dreaming.titles import heading_key
+from dreaming.article.layout import BOM, clean_block, layout, split_block, split_frontmatter
+from dreaming.article.markup import atx_heading
+from dreaming.article.titles import heading_key
+from dreaming.errors import DreamingError
 
 
 class SectionNotFoundError(DreamingError, LookupError):

@@ -10,11 +10,16 @@ from __future__ import annotations
 import datetime
 import re
 
-from dreaming.article import REFERENCES, Article, infobox_malformed, render, tail_rank
-from dreaming.contents import THIN_WORDS, article_markers, is_redirect, is_stub, prose_words
-from dreaming.fences import dangling_fence, fence_blocks, line_content, mask_code, split_lines
-from dreaming.layout import split_frontmatter
-from dreaming.markup import (
+from dreaming.article.document import REFERENCES, Article, infobox_malformed, render, tail_rank
+from dreaming.article.fences import (
+    dangling_fence,
+    fence_blocks,
+    line_content,
+    mask_code,
+    split_lines,
+)
+from dreaming.article.layout import split_frontmatter
+from dreaming.article.markup import (
     SEE_ALSO_ITEM,
     STUB,
     STUB_RE,
@@ -22,7 +27,14 @@ from dreaming.markup import (
     is_category_line,
     parse_footnote,
 )
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.article.queries import (
+    THIN_WORDS,
+    footnote_balance,
+    is_redirect,
+    is_stub,
+    prose_words,
+)
+from dreaming.article.titles import heading_key, title_for_stem
 
 KINDS = ("thing", "person", "domain", "project", "standard")
 """The closed set of infobox `kind:` values."""
@@ -65,24 +77,21 @@ def _valid_date(text: str) -> bool:
 
 
 def _footnote_problems(article: Article) -> list[str]:
-    cited = article_markers(article)
+    balance = footnote_balance(article)
     refs = article.section(REFERENCES)
-    out = []
-    labels: dict[str, int] = {}
-    placed = [(article.lead, False), *((s.body, s is refs) for s in article.sections)]
-    for block, in_refs in placed:
-        for d in definitions(block):
-            labels[d.label] = labels.get(d.label, 0) + 1
-            if not in_refs:
-                out.append(f"footnote [^{d.label}] is defined outside ## References")
-    out += [f"footnote [^{lb}] is defined {n} times" for lb, n in labels.items() if n > 1]
-    undefined = [lb for lb in dict.fromkeys(cited) if lb not in labels]
-    out += [f"footnote [^{lb}] is cited but never defined" for lb in undefined]
-    out += [f"footnote [^{lb}] is defined but never cited" for lb in labels if lb not in cited]
-    order = list(dict.fromkeys(cited))
-    if order != [str(i) for i in range(1, len(order) + 1)]:
+    outside = [article.lead, *(s.body for s in article.sections if s is not refs)]
+    out = [
+        f"footnote [^{d.label}] is defined outside ## References"
+        for block in outside
+        for d in definitions(block)
+    ]
+    out += [f"footnote [^{lb}] is defined {n} times" for lb, n in balance.repeated.items()]
+    out += [f"footnote [^{lb}] is cited but never defined" for lb in balance.undefined]
+    uncited = dict.fromkeys(d.label for d in balance.orphans)
+    out += [f"footnote [^{lb}] is defined but never cited" for lb in uncited]
+    if list(balance.cited) != [str(i) for i in range(1, len(balance.cited) + 1)]:
         out.append("footnotes are not numbered 1..n in order of first citation")
-    if (cited or labels) and refs is None:
+    if (balance.cited or balance.defined) and refs is None:
         out.append("the article cites sources but has no '## References' section")
     return out
 

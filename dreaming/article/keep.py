@@ -17,11 +17,18 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from enum import Enum
 
-from dreaming.article import LEAD, Article, Section, infobox_malformed, tail_rank
-from dreaming.contents import article_definitions
-from dreaming.fences import code_flags, fence_blocks, line_content, mask_code, split_lines
-from dreaming.markup import conv_hashes, split_alias
-from dreaming.titles import heading_key
+from dreaming.article.document import LEAD, Article, Section, infobox_malformed, tail_rank
+from dreaming.article.fences import code_flags, fence_blocks, line_content, mask_code, split_lines
+from dreaming.article.markup import (
+    DEFINITION,
+    MARKER,
+    STUB_RE,
+    WIKILINK,
+    conv_hashes,
+    split_alias,
+)
+from dreaming.article.queries import article_definitions
+from dreaming.article.titles import heading_key
 
 
 class Part(Enum):
@@ -34,11 +41,8 @@ class Part(Enum):
     """Fenced code blocks in the sections the edit names."""
 
 
-_DEF_LINE = re.compile(r"^ {0,3}\[\^[^\[\]\s^]+\]:")
-_INLINE = re.compile(
-    r"(!?)\[\[([^\[\]\r\n]*)\]\]|(?<!\\)\[\^([^\[\]\s^]+)\]|\{\{[ \t]*stub[ \t]*\}\}",
-    re.IGNORECASE,
-)
+# One scan for the three spans a key rewrites: group 2 a link's inside, group 3 a marker's label.
+_INLINE = re.compile("|".join(p.pattern for p in (WIKILINK, MARKER, STUB_RE)), re.IGNORECASE)
 
 
 def _labels(article: Article) -> dict[str, str]:
@@ -74,7 +78,7 @@ def text_key(text: str, labels: dict[str, str]) -> tuple[str, ...]:
         content = line_content(line)
         if in_code:
             out.append(content)
-        elif not _DEF_LINE.match(content):
+        elif not DEFINITION.match(content):
             key = _inline_key(content, line_content(mask), labels)
             if key.strip():
                 out.append(key)

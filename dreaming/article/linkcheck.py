@@ -14,8 +14,8 @@ import re
 from typing import Literal
 from urllib.parse import unquote
 
-from dreaming.fences import mask_code
-from dreaming.markup import wikilinks
+from dreaming.article.fences import mask_code
+from dreaming.article.markup import wikilinks
 
 LinkKind = Literal["wikilink", "markdown", "html"]
 """How a target is written, which decides how a renderer decodes it."""

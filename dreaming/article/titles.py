@@ -8,15 +8,14 @@ another place.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from dreaming.article.markup import MARKER
 from dreaming.errors import UnsafePathError
 
 MAX_STEM_BYTES = 200
 """Leaves room under the usual 255-byte file-name limit for ".md" and temp suffixes."""
 
-_MARKER = re.compile(r"\[\^[^\[\]\s^]+\]")
 _FORBIDDEN = '/\\:*?"<>|#^[]'
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"{p}{i}" for p in ("com", "lpt") for i in range(1, 10))}
@@ -35,7 +34,7 @@ def heading_key(text: str) -> str:
     markers are no part of a name: `## Price[^1]` stays the Price section
     when NORMALIZE renumbers its marker.
     """
-    text = _MARKER.sub(" ", text)
+    text = MARKER.sub(" ", text)
     return " ".join(nfc(nfc(text).casefold()).replace("_", " ").split())
 
 

@@ -7,9 +7,9 @@ changed part canonically, keeping the blank lines around it. That is how a
 pipeline edit touches one section and leaves the rest of a person's file
 byte-identical. `build` writes a new article in the canonical layout.
 
-The markup inside parts (links, footnotes, templates) is dreaming.markup's;
-what an article says is dreaming.contents'; section surgery on text is
-dreaming.sections'; grammar checks are dreaming.validate's.
+The markup inside parts (links, footnotes, templates) is dreaming.article.markup's;
+what an article says is dreaming.article.queries'; section surgery on text is
+dreaming.article.sections'; grammar checks are dreaming.article.validate's.
 docs/article-grammar.md describes the grammar for people.
 """
 
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from dreaming.fences import (
+from dreaming.article.fences import (
     add_eol,
     detect_eol,
     ends_line,
@@ -30,15 +30,13 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.layout import BOM, clean_block, layout, split_block
-from dreaming.markup import LINK_PATTERN, STUB, STUB_RE, Footnote, atx_heading
-from dreaming.titles import heading_key
+from dreaming.article.layout import BOM, clean_block, layout, split_block
+from dreaming.article.markup import BANNER_LINE, STUB, STUB_RE, Footnote, atx_heading
+from dreaming.article.titles import heading_key
 
 LEAD = ""
 """The heading name that addresses the lead in section functions."""
 SEE_ALSO, NOTES, REFERENCES = "See also", "Notes", "References"
-
-_BANNER = re.compile(r"^\*Part of a series on " + LINK_PATTERN + r"\.\*[ \t]*$")
 
 
 # ---------------------------------------------------------------- data model
@@ -201,7 +199,7 @@ def _parse(text: str) -> Article:
 
     banner: str | None = None
     banner_raw: _Raw | None = None
-    if head < first and (m := _BANNER.match(line_content(lines[head]))):
+    if head < first and (m := BANNER_LINE.match(line_content(lines[head]))):
         banner = m.group(1).strip()
         nxt = _skip_blank(lines, head + 1, first)
         banner_raw = raw(head, nxt, banner, line_content(lines[head]))

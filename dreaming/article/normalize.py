@@ -15,9 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from dreaming.article import Article, infobox_malformed, parse, render, tail_rank
-from dreaming.contents import article_markers, is_redirect, is_stub, is_thin
-from dreaming.fences import (
+from dreaming.article.document import Article, infobox_malformed, parse, render, tail_rank
+from dreaming.article.fences import (
     add_eol,
     code_flags,
     ends_line,
@@ -28,8 +27,9 @@ from dreaming.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.layout import BOM, split_frontmatter
-from dreaming.markup import (
+from dreaming.article.layout import BOM, split_frontmatter
+from dreaming.article.markup import (
+    DEFINITION,
     MARKER,
     STUB,
     STUB_RE,
@@ -41,15 +41,14 @@ from dreaming.markup import (
     table_lines,
     wikilinks,
 )
-from dreaming.titles import heading_key, title_for_stem
+from dreaming.article.queries import article_markers, is_redirect, is_stub, is_thin
+from dreaming.article.titles import heading_key, title_for_stem
 
 INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""
 
 _UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
 _CONTINUATION = re.compile(r"(?: {4}|\t)[ \t]*\S")
-_DEF_LABEL = re.compile(r"^( {0,3}\[\^)([^\[\]\s^]+)(\]:)")
-_STUB_LINE = re.compile(r"^[ \t]*\{\{[ \t]*stub[ \t]*\}\}[ \t]*$", re.IGNORECASE)
 
 
 def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
@@ -240,21 +239,21 @@ def _find_defs(index: int, text: str) -> list[_Def]:
     masked = split_lines(mask_code(text))
     found = []
     for i, line in enumerate(masked):
-        m = _DEF_LABEL.match(line)
+        m = DEFINITION.match(line)
         if flags[i] or m is None:
             continue
         end = _continuation_end(lines, flags, i + 1)
-        first = Definition(m.group(2), line_content(lines[i])[m.end() :].strip())
-        found.append(_Def(index, i, end, m.group(2), _def_key(first, lines[i + 1 : end])))
+        first = Definition(m.group(1), line_content(lines[i])[m.end() :].strip())
+        found.append(_Def(index, i, end, m.group(1), _def_key(first, lines[i + 1 : end])))
     return found
 
 
 def _relabel_line(line: str, masked: str, mapping: dict[str, str], is_def: bool) -> str:
     """Rename marker labels (and the definition label) on one line, code spans untouched."""
     out, pos = [], 0
-    if is_def and (m := _DEF_LABEL.match(masked)) and m.group(2) in mapping:
-        out += [line[: m.start(2)], mapping[m.group(2)]]
-        pos = m.end(2)
+    if is_def and (m := DEFINITION.match(masked)) and m.group(1) in mapping:
+        out += [line[: m.start(1)], mapping[m.group(1)]]
+        pos = m.end(1)
     for mk in MARKER.finditer(masked, pos):
         if mk.group(1) in mapping:
             out += [line[pos : mk.start(1)], mapping[mk.group(1)]]
@@ -373,7 +372,7 @@ def _drop_stub(text: str) -> str:
     for j, line in enumerate(lines):
         if flags[j] or "{{" not in masked[j]:
             out.append(line)
-        elif _STUB_LINE.match(line_content(masked[j])):
+        elif STUB_RE.fullmatch(line_content(masked[j]).strip(" \t")):
             nxt_blank = j + 1 >= len(lines) or not lines[j + 1].strip()
             if out and not out[-1].strip() and nxt_blank:
                 out.pop()

@@ -1,17 +1,19 @@
 """What a parsed article says: its prose blocks, citations, links and categories,
 and whether it is a redirect, a stub or thin.
 
-Queries over an Article's parts; the markup they read is dreaming.markup's.
+Queries over an Article's parts; the markup they read is dreaming.article.markup's.
 """
 
 from __future__ import annotations
 
-import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from dreaming.article import SEE_ALSO, Article, tail_rank
-from dreaming.fences import line_content, mask_code, split_lines
-from dreaming.markup import (
-    LINK_PATTERN,
+from dreaming.article.document import SEE_ALSO, Article, tail_rank
+from dreaming.article.fences import line_content, mask_code, split_lines
+from dreaming.article.markup import (
+    REDIRECT_LINE,
     SEE_ALSO_ITEM,
     STUB_RE,
     Definition,
@@ -27,8 +29,6 @@ from dreaming.markup import (
 
 THIN_WORDS = 150
 """An article with fewer words of prose than this is thin and carries {{stub}}."""
-
-_REDIRECT = re.compile(r"^\*Redirects to " + LINK_PATTERN + r"\.?\*[ \t]*$")
 
 
 def blocks(article: Article) -> list[str]:
@@ -57,6 +57,38 @@ def article_definitions(article: Article) -> list[Definition]:
     return [d for b in blocks(article) for d in definitions(b)]
 
 
+@dataclass(frozen=True)
+class FootnoteBalance:
+    """How an article's footnote markers and definitions pair up."""
+
+    cited: tuple[str, ...]
+    """Marker labels in order of first citation."""
+    defined: Mapping[str, int]
+    """How often each label is defined, in order of first definition."""
+    undefined: tuple[str, ...]
+    """Cited labels with no definition, in order of first citation."""
+    orphans: tuple[Definition, ...]
+    """Definitions whose label nothing cites, in order."""
+
+    @property
+    def repeated(self) -> dict[str, int]:
+        """Labels defined more than once, with their counts."""
+        return {label: n for label, n in self.defined.items() if n > 1}
+
+
+def footnote_balance(article: Article) -> FootnoteBalance:
+    """The one reading of markers against definitions that the grammar and the gate share."""
+    cited = tuple(dict.fromkeys(article_markers(article)))
+    found = article_definitions(article)
+    defined = Counter(d.label for d in found)
+    return FootnoteBalance(
+        cited=cited,
+        defined=dict(defined),
+        undefined=tuple(label for label in cited if label not in defined),
+        orphans=tuple(d for d in found if d.label not in cited),
+    )
+
+
 def article_wikilinks(article: Article) -> list[WikiLink]:
     """Links in the lead, section bodies, banner and infobox values (offsets are per part)."""
     parts = [f"[[{article.banner}]]"] if article.banner else []
@@ -71,7 +103,7 @@ def categories(article: Article) -> list[str]:
 
 def redirect_target(article: Article) -> str | None:
     first = split_lines(article.lead)[0] if article.lead else ""
-    m = _REDIRECT.match(line_content(first))
+    m = REDIRECT_LINE.match(line_content(first))
     return m.group(1).strip() if m else None
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.fences import is_blank, line_content, line_ending, mask_code, split_lines
-from dreaming.markup import atx_heading
+from dreaming.article.fences import is_blank, line_content, line_ending, mask_code, split_lines
+from dreaming.article.markup import atx_heading
 
 BOM = "\ufeff"
 """A byte-order mark some editors put first in a file; it is no part of the first line's content."""

@@ -5,7 +5,7 @@ nothing of the Article model: heading lines, `[[wikilinks]]` and
 `[[Category:…]]` links, footnote markers `[^N]` and definitions `[^N]: …`,
 the standard citation form and the one line code writes for it, `conv:HASH`
 references, `{{templates}}`, and word counts of prose. Code (fenced blocks and
-inline spans) is never markup; dreaming.fences says where it is.
+inline spans) is never markup; dreaming.article.fences says where it is.
 docs/article-grammar.md describes the syntax for people.
 """
 
@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dreaming.fences import is_blank, line_content, mask_code, split_lines
+from dreaming.article.fences import is_blank, line_content, mask_code, split_lines
 
 STUB = "{{stub}}"
 STUB_RE = re.compile(r"\{\{[ \t]*stub[ \t]*\}\}", re.IGNORECASE)
@@ -27,19 +27,35 @@ LINK_PATTERN = r"\[\[([^\[\]|#\r\n]+)(?:#[^\[\]|\r\n]*)?(?:\|[^\[\]\r\n]*)?\]\]"
 SEE_ALSO_ITEM = re.compile(r"^[-*+][ \t]+" + LINK_PATTERN)
 """A See also list item, `- [[Title]]` (on a stripped line)."""
 
-_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
-_TEMPLATE_LINE = re.compile(
-    r"^[ \t]*\*(?:Part of a series on\b|Redirects to\b|Main articles?:).*\*[ \t]*$"
+_SERIES, _REDIRECTS, _MAIN = r"Part of a series on", r"Redirects to", r"Main articles?:"
+BANNER_LINE = re.compile(r"^\*" + _SERIES + " " + LINK_PATTERN + r"\.\*[ \t]*$")
+"""The banner, `*Part of a series on [[Parent]].*`; group 1 is the parent."""
+REDIRECT_LINE = re.compile(r"^\*" + _REDIRECTS + " " + LINK_PATTERN + r"\.?\*[ \t]*$")
+"""A redirect's first line, `*Redirects to [[Target]]*`; group 1 is the target."""
+MAIN_LINE = re.compile(r"[ \t]*\*" + _MAIN + r"(.*)\*[ \t]*")
+"""`*Main article: [[A]], [[B]]*` (fullmatch); group 1 holds the links."""
+TEMPLATE_LINE = re.compile(
+    r"^[ \t]*\*(?:" + _SERIES + r"\b|" + _REDIRECTS + r"\b|" + _MAIN + r").*\*[ \t]*$"
 )
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n]*)\]\]")
+"""Any of the three template lines, written or not in their exact form: not prose."""
+
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
+WIKILINK = re.compile(r"(!?)\[\[([^\[\]\r\n]*)\]\]")
+"""Any `[[…]]` or `![[…]]`; group 1 is the `!`, group 2 the inside."""
 MARKER = re.compile(r"(?<!\\)\[\^([^\[\]\s^]+)\]")
-_DEF = re.compile(r" {0,3}\[\^([^\[\]\s^]+)\]:")
+"""A footnote marker `[^label]`; group 1 is the label."""
+DEFINITION = re.compile(r" {0,3}\[\^([^\[\]\s^]+)\]:")
+"""The start of a footnote definition line (match); group 1 is the label."""
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
-_CONV = re.compile(r"(?<![0-9A-Za-z])conv:([0-9a-f]{8})(?![0-9A-Za-z])")
+_HASH, _DATE = re.compile(r"[0-9a-f]{8}"), re.compile(r"\d{4}-\d{2}-\d{2}")
+"""A conversation hash (8 lowercase hex digits) and a YYYY-MM-DD date."""
+_CONV = re.compile(r"(?<![0-9A-Za-z])conv:(" + _HASH.pattern + r")(?![0-9A-Za-z])")
 # Regexes here read untrusted text, so none has two unbounded runs that can
 # match the same characters (that backtracks quadratically); trimming the
 # spaces around a captured run is done with str.strip instead.
-_FOOTNOTE = re.compile(r"`conv:([0-9a-f]{8})`[ \t]+\((\d{4}-\d{2}-\d{2}),([^()\r\n]*)\)(.*)")
+_FOOTNOTE = re.compile(
+    r"`conv:(" + _HASH.pattern + r")`[ \t]+\((" + _DATE.pattern + r"),([^()\r\n]*)\)(.*)"
+)
 _DASHES = "\u2014\u2013-"
 _DELIMITER_CELL = re.compile(r"[ \t]*:?-+:?[ \t]*")
 _CATEGORY = re.compile(r"[ \t]*category[ \t]*:(.*)", re.IGNORECASE | re.DOTALL)
@@ -115,7 +131,7 @@ def _def_lines(text: str) -> Iterator[tuple[int, str, re.Match[str]]]:
     """(offset, line, match) for each definition line; matched on the masked line."""
     pos = 0
     for line, masked in zip(split_lines(text), split_lines(mask_code(text)), strict=True):
-        if (m := _DEF.match(masked)) is not None:
+        if (m := DEFINITION.match(masked)) is not None:
             yield pos, line, m
         pos += len(line)
 
@@ -153,13 +169,13 @@ def footnote_def_line(n: int, hash: str, date: str, source: str, desc: str) -> s
     """The one definition line code writes for a citation."""
     if n < 1:
         raise ValueError(f"footnote number {n} must be 1 or more")
-    if not re.fullmatch(r"[0-9a-f]{8}", hash):
+    if not _HASH.fullmatch(hash):
         raise ValueError(f"conv hash {hash!r} must be 8 lowercase hex digits")
     try:
         datetime.date.fromisoformat(date)
     except ValueError:
         raise ValueError(f"date {date!r} must be YYYY-MM-DD") from None
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
+    if not _DATE.fullmatch(date):
         raise ValueError(f"date {date!r} must be YYYY-MM-DD")
     source = " ".join(source.split())
     if not source or "(" in source or ")" in source:
@@ -180,7 +196,7 @@ def conv_hashes(text: str) -> set[str]:
 def wikilinks(text: str) -> list[WikiLink]:
     """`[[target#anchor|alias]]` links outside code spans and fences."""
     out = []
-    for m in _WIKILINK.finditer(mask_code(text)):
+    for m in WIKILINK.finditer(mask_code(text)):
         inner = text[m.start(2) : m.end(2)]
         if not inner.strip():
             continue
@@ -246,7 +262,7 @@ def category_name(link: WikiLink) -> str | None:
 def is_category_line(line: str) -> bool:
     """Whether a line holds nothing but `[[Category:…]]` links."""
     links = wikilinks(line)
-    only_links = not _WIKILINK.sub("", line).strip()
+    only_links = not WIKILINK.sub("", line).strip()
     return bool(links) and only_links and all(category_name(w) for w in links)
 
 
@@ -278,8 +294,13 @@ def words(text: str) -> int:
     count = 0
     for raw in split_lines(mask_code(text)):
         line = line_content(raw)
-        if not line.strip() or atx_heading(line) or _DEF.match(line) or _TEMPLATE_LINE.match(line):
+        if (
+            not line.strip()
+            or atx_heading(line)
+            or DEFINITION.match(line)
+            or TEMPLATE_LINE.match(line)
+        ):
             continue
-        line = MARKER.sub(" ", _TEMPLATE.sub(" ", _WIKILINK.sub(_shown, line)))
+        line = MARKER.sub(" ", _TEMPLATE.sub(" ", WIKILINK.sub(_shown, line)))
         count += text_units(line)
     return count
