@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,3 +22,13 @@ def corpus_or_skip() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is absent (a user's clone has none)")
     return CORPUS
+
+
+def best_seconds(fn: Callable[[str], object], text: str) -> float:
+    """The fastest of three runs of `fn(text)`: timing tests compare sizes, not noise."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        fn(text)
+        best = min(best, time.perf_counter() - start)
+    return best

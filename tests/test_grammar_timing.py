@@ -10,7 +10,6 @@ noise on a busy machine cannot fail it.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -33,20 +32,12 @@ from dreaming.article.queries import see_also
 from dreaming.article.sections import replace_section
 from dreaming.article.titles import heading_key
 from dreaming.article.validate import problems
+from tests.support import best_seconds
 
 N = 2000
 FLOOR_S = 0.05
 """Below this, 16N is fast enough whatever its ratio: noise, not growth."""
 MAX_RATIO = 64.0
-
-
-def _best(fn: Callable[[str], object], text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        fn(text)
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def _retitled(text: str) -> str:
@@ -117,6 +108,6 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_grammar_runs_in_linear_time(name: str) -> None:
     fn, make = CASES[name]
-    times = [_best(fn, make(n)) for n in (N, 4 * N, 16 * N)]
+    times = [best_seconds(fn, make(n)) for n in (N, 4 * N, 16 * N)]
     ratio = times[2] / max(times[0], 1e-6)
     assert times[2] < FLOOR_S or ratio < MAX_RATIO, f"{name}: 16N took {ratio:.0f}x N ({times})"

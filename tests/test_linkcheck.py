@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from html.parser import HTMLParser
 from urllib.parse import unquote
@@ -19,6 +18,7 @@ from dreaming.article.keep import text_key
 from dreaming.article.linkcheck import decode, link_targets
 from dreaming.article.markup import words
 from dreaming.article.schematic import leaks
+from tests.support import best_seconds
 
 BEFORE = """\
 # Foo Bar
@@ -151,15 +151,6 @@ def test_whatever_mistune_would_link_outside_the_vault_the_gate_rejects(
         assert not result.ok, (snippet, escaping)
 
 
-def _seconds(fn: Callable[[str], object], text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        fn(text)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 CASES = [
     *((link_targets, u) for u in ("](", "[", "](a(a(a(a", 'href="', "<a:", "`", "[a]:")),
     *((lambda t: text_key(t, {}), u) for u in ("[[", "[^1", "`", "{{stub")),
@@ -175,5 +166,5 @@ def test_link_scanning_and_measuring_run_in_linear_time(
 ) -> None:
     # Sizes past the CPU caches, where linear time shows as an 8x ratio and quadratic as 64x.
     small = unit * (32_000 // len(unit))
-    ratio = _seconds(fn, small * 8) / max(_seconds(fn, small), 1e-6)
+    ratio = best_seconds(fn, small * 8) / max(best_seconds(fn, small), 1e-6)
     assert ratio < 24, f"8x the input took {ratio:.1f}x the time"

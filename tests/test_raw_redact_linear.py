@@ -12,6 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from dreaming.raw.redact import redact
+from tests.support import best_seconds
 
 N = 4000
 FLOOR_S = 0.05
@@ -47,19 +48,10 @@ WORST_CASES: dict[str, Callable[[int], str]] = {
 }
 
 
-def _seconds(text: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        redact(text)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 @pytest.mark.parametrize("name", list(WORST_CASES))
 def test_worst_case_inputs_take_linear_time(name: str) -> None:
     make = WORST_CASES[name]
-    t1, t4, t16 = (_seconds(make(k * N)) for k in (1, 4, 16))
+    t1, t4, t16 = (best_seconds(redact, make(k * N)) for k in (1, 4, 16))
     assert t16 < 40 * t1 + FLOOR_S, f"{name}: {t1:.4f}s at N, {t4:.4f}s at 4N, {t16:.4f}s at 16N"
 
 
