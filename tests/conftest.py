@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dreaming.ledger import Ledger
-from dreaming.scaffold import init_vault
 from dreaming.vault import Vault
+from dreaming.vault.scaffold import init_vault
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ def cli() -> None:
 @click.argument("path", type=click.Path(path_type=Path), default=Path("vault"))
 def init(path: Path) -> None:
     """Create a vault at PATH (or add what is missing to an existing one)."""
-    from dreaming.scaffold import init_vault
+    from dreaming.vault.scaffold import init_vault
 
     report = init_vault(path)
     root = report.vault.root
