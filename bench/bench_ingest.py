@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from dreaming.ingest import ingest  # noqa: E402
 from dreaming.ledger import Ledger  # noqa: E402
-from dreaming.scaffold import init_vault  # noqa: E402
+from dreaming.vault.scaffold import init_vault  # noqa: E402
 
 
 def decode_only(files: list[Path]) -> float:

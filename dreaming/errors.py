@@ -51,10 +51,6 @@ class LedgerError(DreamingError):
     """The ledger database cannot be opened or migrated."""
 
 
-class PolicyError(DreamingError):
-    """A Meta page is missing or invalid."""
-
-
 class ModelError(DreamingError):
     """A model cannot be installed, loaded or called."""
 

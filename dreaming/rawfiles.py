@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import shutil
 import tempfile
@@ -67,8 +66,10 @@ def import_into_raw(vault: Vault, path: Path, max_bytes: int = MAX_BYTES) -> Pat
     stem, suffix = os.path.splitext(name)
     tmp = _durable_copy(src, vault.raw)
     try:
-        for n in itertools.count():
+        n = 0
+        while True:
             target = vault.raw / (name if n == 0 else f"{stem}-{n}{suffix}")
+            n += 1
             try:
                 os.link(tmp, target)
                 return target
@@ -87,7 +88,6 @@ def import_into_raw(vault: Vault, path: Path, max_bytes: int = MAX_BYTES) -> Pat
                 return target
     finally:
         tmp.unlink(missing_ok=True)
-    raise AssertionError("unreachable")
 
 
 def _durable_copy(src: Path, folder: Path) -> Path:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """The folder `name` beside the packages, in a checkout or an installed wheel."""
-    here = Path(__file__).resolve().parent.parent / name
-    if here.is_dir():
-        return here
-    return Path(str(resources.files(name)))
+    """The data folder `name`: inside the package in an installed wheel (pyproject maps
+    the folders to dreaming/_data/), at the top of the checkout otherwise."""
+    installed = _PACKAGE / "_data" / name
+    if installed.is_dir():
+        return installed
+    return _PACKAGE.parent / name

@@ -1,15 +1,27 @@
-"""Shared fixtures: real vaults made by `dreaming init`, real git, real SQLite."""
+"""Shared fixtures: real vaults made by `dreaming init`, real git, real SQLite, and a
+scripted model; no `DREAMING_*` variable of the developer's shell reaches a test."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 from dreaming.ledger import Ledger
-from dreaming.scaffold import init_vault
+from dreaming.model import TextModel, load
 from dreaming.vault import Vault
+from dreaming.vault.scaffold import init_vault
+from tests.support import Answer, ScriptedModelFactory
+
+
+@pytest.fixture(autouse=True)
+def _no_dreaming_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that needs a variable sets it itself (monkeypatch.setenv)."""
+    for name in list(os.environ):
+        if name.startswith("DREAMING_"):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture
@@ -21,3 +33,27 @@ def vault(tmp_path: Path) -> Vault:
 def ledger(vault: Vault) -> Iterator[Ledger]:
     with Ledger(vault.ledger_path) as led:
         yield led
+
+
+@pytest.fixture
+def scripted_answers(tmp_path: Path) -> Callable[[Iterable[Answer]], Path]:
+    """Writes answers into a fresh `scripted:` file and returns its path."""
+    made: list[Path] = []
+
+    def write(answers: Iterable[Answer]) -> Path:
+        path = tmp_path / f"answers-{len(made)}.jsonl"
+        path.write_text("".join(a.line() for a in answers), encoding="utf-8")
+        made.append(path)
+        return path
+
+    return write
+
+
+@pytest.fixture
+def scripted_model(scripted_answers: Callable[[Iterable[Answer]], Path]) -> ScriptedModelFactory:
+    """A loaded `scripted:` model that gives exactly these answers, and fails loudly otherwise."""
+
+    def make(answers: Iterable[Answer]) -> TextModel:
+        return load(f"scripted:{scripted_answers(answers)}")
+
+    return make

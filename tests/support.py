@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from dreaming.model import TextModel
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"
@@ -32,3 +38,21 @@ def best_seconds(fn: Callable[[str], object], text: str) -> float:
         fn(text)
         best = min(best, time.perf_counter() - start)
     return best
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One scripted model answer: what `stage` says to exactly this prompt."""
+
+    stage: str
+    user: str
+    text: str
+    system: str | None = None
+
+    def line(self) -> str:
+        row = {"stage": self.stage, "system": self.system, "user": self.user, "text": self.text}
+        return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+# What the conftest `scripted_model` fixture gives: answers in, a loaded model out.
+ScriptedModelFactory = Callable[[Iterable[Answer]], "TextModel"]

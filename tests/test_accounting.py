@@ -1,31 +1,26 @@
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from dreaming.accounting import metered
 from dreaming.config import load_settings
+from dreaming.errors import ModelError
 from dreaming.ledger import Ledger
-from dreaming.model import BudgetExhausted, load
+from dreaming.model import BudgetExhausted
 from dreaming.status import status
 from dreaming.vault import Vault
+from tests.support import Answer, ScriptedModelFactory
 
 
-def scripted(tmp_path: Path, *answers: tuple[str, str, str]) -> str:
-    path = tmp_path / "answers.jsonl"
-    with path.open("w", encoding="utf-8") as f:
-        for stage, user, text in answers:
-            f.write(json.dumps({"stage": stage, "system": "S", "user": user, "text": text}) + "\n")
-    return f"scripted:{path}"
+def extract(user: str, text: str) -> Answer:
+    return Answer("extract", user, text, system="S")
 
 
 def test_every_call_is_recorded_against_its_run_and_stage(
-    vault: Vault, ledger: Ledger, tmp_path: Path
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
-    spec = scripted(tmp_path, ("extract", "a", "Alpha"), ("extract", "b", "Beta"))
-    model = metered(load(spec), load_settings(vault.root), ledger, "run1")
+    answers = scripted_model([extract("a", "Alpha"), extract("b", "Beta")])
+    model = metered(answers, load_settings(vault.root), ledger, "run1")
     model.complete("extract", "S", "a", unit="chunk-1")
     model.complete("extract", "S", "b", unit="chunk-2")
     rows = ledger.db.execute("SELECT run_id, stage, unit FROM model_calls ORDER BY id").fetchall()
@@ -37,10 +32,10 @@ def test_every_call_is_recorded_against_its_run_and_stage(
 
 
 def test_a_failed_call_is_recorded_with_its_error(
-    vault: Vault, ledger: Ledger, tmp_path: Path
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
-    model = metered(load(scripted(tmp_path)), load_settings(vault.root), ledger, "run1")
-    with pytest.raises(Exception, match="extract"):
+    model = metered(scripted_model([]), load_settings(vault.root), ledger, "run1")
+    with pytest.raises(ModelError, match="extract"):
         model.complete("extract", "S", "never recorded")
     error = ledger.db.execute("SELECT error FROM model_calls").fetchone()[0]
     assert "extract" in error
@@ -48,11 +43,11 @@ def test_a_failed_call_is_recorded_with_its_error(
 
 
 def test_the_budget_from_the_settings_stops_the_next_call(
-    vault: Vault, ledger: Ledger, tmp_path: Path
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
-    spec = scripted(tmp_path, ("extract", "a", "Alpha"), ("extract", "b", "Beta"))
+    answers = scripted_model([extract("a", "Alpha"), extract("b", "Beta")])
     settings = load_settings(vault.root, max_model_calls=1)
-    model = metered(load(spec), settings, ledger, "run1")
+    model = metered(answers, settings, ledger, "run1")
     model.complete("extract", "S", "a")
     with pytest.raises(BudgetExhausted, match="max_model_calls"):
         model.complete("extract", "S", "b")

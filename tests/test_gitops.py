@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from git import GitCommandError
 
-from dreaming import gitops
 from dreaming.errors import GitError, UnsafePathError
-from dreaming.gitops import VaultRepo
 from dreaming.vault import Vault
+from dreaming.vault import repo as gitops
+from dreaming.vault.repo import VaultRepo
 
 
 def git(vault: Vault, *args: str) -> str:

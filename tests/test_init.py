@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dreaming import gitops
 from dreaming.errors import GitError, VaultError
-from dreaming.scaffold import init_vault
+from dreaming.vault import repo as gitops
+from dreaming.vault.scaffold import init_vault
 
 META_PAGES = {
     "Editorial_Guidelines",

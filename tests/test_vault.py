@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from dreaming.vault import LAYOUT, OwnWrites, Vault, checksum, read_text, write_
 
 def test_write_creates_a_new_file_when_none_was_expected(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
-    digest = write_atomic(path, "hello\n", expected=None)
+    digest = write_atomic(path, "hello\n", expected=None, registry=None)
     assert path.read_text() == "hello\n"
     assert digest == checksum("hello\n")
 
@@ -20,7 +22,7 @@ def test_write_replaces_the_file_it_read(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("old\n")
     _, digest = read_text(path)
-    write_atomic(path, "new\n", expected=digest)
+    write_atomic(path, "new\n", expected=digest, registry=None)
     assert path.read_text() == "new\n"
 
 
@@ -30,7 +32,7 @@ def test_a_person_edit_after_the_read_wins(tmp_path: Path) -> None:
     _, digest = read_text(path)
     path.write_text("the person's edit\n")
     with pytest.raises(ConflictError, match=r"a\.md: changed on disk"):
-        write_atomic(path, "pipeline text\n", expected=digest)
+        write_atomic(path, "pipeline text\n", expected=digest, registry=None)
     assert path.read_text() == "the person's edit\n"
 
 
@@ -38,7 +40,7 @@ def test_creating_over_an_existing_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("mine\n")
     with pytest.raises(ConflictError):
-        write_atomic(path, "theirs\n", expected=None)
+        write_atomic(path, "theirs\n", expected=None, registry=None)
     assert path.read_text() == "mine\n"
 
 
@@ -54,7 +56,7 @@ def test_a_crash_during_the_rename_leaves_the_old_file_and_no_temp(
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError, match="power cut"):
-        write_atomic(path, "new\n", expected=digest)
+        write_atomic(path, "new\n", expected=digest, registry=None)
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
 
@@ -66,6 +68,39 @@ def test_own_writes_are_recognised_until_the_person_edits(tmp_path: Path) -> Non
     assert registry.is_own(path)
     path.write_text("the person's\n")
     assert not registry.is_own(path)
+
+
+def test_a_write_names_its_registry_there_is_no_shared_default(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="registry"):
+        write_atomic(tmp_path / "a.md", "text\n", expected=None)  # type: ignore[call-arg]
+    assert not (tmp_path / "a.md").exists()
+
+
+def test_two_registries_never_see_each_others_writes(tmp_path: Path) -> None:
+    first, second = OwnWrites(), OwnWrites()
+    path = tmp_path / "a.md"
+    write_atomic(path, "ours\n", expected=None, registry=first)
+    assert first.is_own(path)
+    assert not second.is_own(path)
+
+
+def test_no_module_of_the_vault_holds_a_registry() -> None:
+    import dreaming.vault as package
+
+    modules = [
+        package,
+        *(
+            importlib.import_module(f"dreaming.vault.{m.name}")
+            for m in pkgutil.iter_modules(package.__path__)
+        ),
+    ]
+    held = [
+        f"{module.__name__}.{name}"
+        for module in modules
+        for name, value in vars(module).items()
+        if isinstance(value, OwnWrites)
+    ]
+    assert held == []
 
 
 def test_paths_outside_the_vault_are_refused(vault: Vault) -> None:

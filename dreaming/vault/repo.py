@@ -63,13 +63,6 @@ class VaultRepo:
     def git_dir(self) -> Path:
         return Path(self.repo.git_dir)
 
-    def has_commits(self) -> bool:
-        try:
-            self.repo.head.commit  # noqa: B018 - raises on an unborn branch
-        except ValueError:
-            return False
-        return True
-
     def person(self) -> git.Actor:
         """The person's identity from git config, else a neutral placeholder."""
         reader = self.repo.config_reader()
@@ -158,7 +151,11 @@ class VaultRepo:
         return self._git("commit-tree", tree, *parents, "-F", str(message), env=env).strip()
 
     def _head(self) -> str | None:
-        return str(self.repo.head.commit.hexsha) if self.has_commits() else None
+        """The commit HEAD names; None on an unborn branch (a repository's first commit)."""
+        try:
+            return str(self.repo.head.commit.hexsha)
+        except ValueError:
+            return None
 
     def check_ready(self) -> None:
         """Refuse to commit while the person is in the middle of a git operation.
@@ -233,21 +230,22 @@ class VaultRepo:
         """Run git, retrying while another process holds the index lock."""
         # Literal pathspecs: a file named `a[1].md` must never match `a1.md`.
         env = {"GIT_LITERAL_PATHSPECS": "1", **(env or {})}
-        for attempt in range(_LOCK_RETRIES):
+        attempts = 0
+        while True:
             try:
                 out: str = self.repo.git.execute(
                     ["git", *args], env=env, strip_newline_in_stdout=False
                 )
                 return out
             except git.GitCommandError as e:
+                attempts += 1
                 lock = held_lock(e)
-                if lock is not None and attempt < _LOCK_RETRIES - 1:
+                if lock is not None and attempts < _LOCK_RETRIES:
                     time.sleep(_LOCK_WAIT)
                     continue
                 if lock is not None:
                     raise GitError(_lock_message(self.root / lock)) from e
                 raise GitError(f"{self.root}: git {args[0]} failed: {git_said(e)}") from e
-        raise AssertionError("unreachable")
 
 
 def _lock_message(lock: Path) -> str:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreaming.errors import GitError, VaultError
-from dreaming.gitops import VaultRepo
 from dreaming.ledger import Ledger
 from dreaming.resources import data_dir
-from dreaming.vault import FOLDERS, LAYOUT, STATE_DIR, Vault
+from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
+from dreaming.vault.repo import VaultRepo
 
 IGNORED = f"{STATE_DIR}/"
 # The seed .gitignore's rules, for a folder whose own rules let transcripts in:

@@ -1,0 +1,105 @@
+"""Checksum-guarded atomic writes.
+
+Never lose a person's text: every write names the checksum of the text it
+started from; if the file on disk no longer has that checksum (the person
+edited it meanwhile), the write is refused with ConflictError and retried on
+a later run. Writes go to a temp file in the same folder and are renamed into
+place, so a crash leaves the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dreaming.errors import ConflictError
+
+if TYPE_CHECKING:
+    from dreaming.vault.own_writes import OwnWrites
+
+
+def checksum(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_text(path: Path) -> tuple[str, str]:
+    """The text of `path` and the checksum of its bytes (what a later write must match)."""
+    data = path.read_bytes()
+    return data.decode("utf-8"), checksum(data)
+
+
+def current_checksum(path: Path) -> str | None:
+    try:
+        return checksum(path.read_bytes())
+    except FileNotFoundError:
+        return None
+
+
+def durable_temp(folder: Path, data: bytes, *, prefix: str) -> Path:
+    """A hidden temp file in `folder` holding `data`, flushed to disk: the first half
+    of every atomic write (the second is a rename or a link)."""
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
+def write_atomic(
+    path: Path,
+    text: str | bytes,
+    *,
+    expected: str | None,
+    registry: OwnWrites | None,
+) -> str:
+    """Write `text` to `path` atomically if the file still has checksum `expected`.
+
+    `expected=None` means the file must not exist yet. `registry` is the app's
+    own-write registry (None: a write nothing watches). Returns the new checksum.
+    Raises ConflictError, leaving the file untouched, when the file changed.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if current_checksum(path) != expected:
+        raise ConflictError(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = durable_temp(path.parent, data, prefix=f".{path.name}.")
+    try:
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o644)
+        if expected is None:
+            # A link never replaces: a file the person created meanwhile wins.
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise ConflictError(path, "created during the write") from None
+            except OSError:
+                # No hard links on this filesystem (exFAT, some network shares).
+                if path.exists():
+                    raise ConflictError(path, "created during the write") from None
+                os.replace(tmp, path)
+            tmp.unlink(missing_ok=True)
+        else:
+            # Second look right before the rename: a person's save that landed
+            # while we were writing the temp file still wins.
+            if current_checksum(path) != expected:
+                raise ConflictError(path, "edited during the write")
+            os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    digest = checksum(data)
+    if registry is not None:
+        registry.record(path, digest)
+    return digest

@@ -1,0 +1,102 @@
+"""The composition root: one `App` per entry point, built once, handed down.
+
+The CLI builds one per command (the watcher and the MCP server will build
+theirs the same way). It owns what every part shares: the vault, its
+settings, the ledger, the registry of our own writes and the model. The
+ledger and the model are opened on first use, so a command that needs
+neither never pays for them; leaving the `with` block closes the ledger and
+releases the model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from dreaming.config import Settings, configured_model, load_settings, vault_from_env
+from dreaming.errors import VaultError
+from dreaming.ledger import Ledger
+from dreaming.vault import STATE_DIR, OwnWrites, Vault
+
+if TYPE_CHECKING:
+    from dreaming.model import TextModel
+
+
+def implied_vault() -> Path | None:
+    """$DREAMING_VAULT, else the current folder when it is a vault."""
+    here = Path.cwd()
+    return vault_from_env() or (here if (here / STATE_DIR).is_dir() else None)
+
+
+def implied_model() -> str:
+    """The model spec in force without a vault argument: the implied vault's, else the default."""
+    return configured_model(implied_vault())
+
+
+class App:
+    """Settings, vault, ledger, own-write registry and model of one entry point."""
+
+    def __init__(self, vault: Vault, settings: Settings | None = None) -> None:
+        self.vault = vault
+        self._settings = settings
+        self.own_writes = OwnWrites()
+        self._ledger: Ledger | None = None
+        self._model: TextModel | None = None
+
+    @classmethod
+    def open(cls, path: Path | None, settings: Settings | None = None) -> App:
+        """The app of the vault at `path`, else of the implied vault."""
+        chosen = path or implied_vault()
+        if chosen is None:
+            raise VaultError(
+                "no vault given; pass --vault PATH, set DREAMING_VAULT, "
+                "or create one with: dreaming init PATH"
+            )
+        return cls(Vault.open(chosen), settings)
+
+    @property
+    def settings(self) -> Settings:
+        # Read on first use: a command that needs no setting is not refused for a bad one.
+        if self._settings is None:
+            self._settings = load_settings(self.vault.root)
+        return self._settings
+
+    @property
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger(self.vault.ledger_path)
+        return self._ledger
+
+    @property
+    def model(self) -> TextModel:
+        """The settings' model, loaded once."""
+        if self._model is None:
+            # Imported here: the model libraries cost every other command their start-up.
+            from dreaming.model import load
+
+            self._model = load(self.settings.model)
+        return self._model
+
+    def unload_model(self) -> None:
+        """Give the model's memory back; the next use of `model` loads it again."""
+        if self._model is not None:
+            self._model.unload()
+            self._model = None
+
+    def close(self) -> None:
+        self.unload_model()
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
+    def __enter__(self) -> App:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
