@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import LedgerError
-from dreaming.ledger import MIGRATIONS, Ledger
+from dreaming.ledger import MIGRATIONS, Ledger, watermarks
 
 
 def test_a_new_ledger_runs_every_migration(tmp_path: Path) -> None:
@@ -49,7 +49,7 @@ def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
 
         with pytest.raises(RuntimeError):
             fail_midway()
-        assert led.get_watermark("w") is None
+        assert watermarks.get(led, "w") is None
 
 
 def test_a_ledger_from_a_newer_dreaming_is_refused(tmp_path: Path) -> None:
