@@ -12,27 +12,26 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from dreaming.config import Settings
-from dreaming.ledger import Ledger
+from dreaming.ledger import Ledger, model_calls
 from dreaming.model import Budget, CallRecord, MeteredModel, TextModel
 
 
 def ledger_recorder(ledger: Ledger, run_id: str | None) -> Callable[[CallRecord], None]:
     def record(call: CallRecord) -> None:
         u = call.usage
-        ledger.db.execute(
-            "INSERT INTO model_calls(run_id, stage, unit, model, prompt_tokens, cached_tokens, "
-            "generated_tokens, seconds, error, at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (
-                run_id,
-                call.stage,
-                call.unit,
-                call.model,
-                u.prompt_tokens,
-                u.cached_tokens,
-                u.generated_tokens,
-                u.seconds,
-                call.error,
-                datetime.now(UTC).isoformat(timespec="seconds"),
+        model_calls.put(
+            ledger,
+            model_calls.Call(
+                run_id=run_id,
+                stage=call.stage,
+                unit=call.unit,
+                model=call.model,
+                prompt_tokens=u.prompt_tokens,
+                cached_tokens=u.cached_tokens,
+                generated_tokens=u.generated_tokens,
+                seconds=u.seconds,
+                error=call.error,
+                at=datetime.now(UTC).isoformat(timespec="seconds"),
             ),
         )
 
@@ -40,6 +39,6 @@ def ledger_recorder(ledger: Ledger, run_id: str | None) -> Callable[[CallRecord]
 
 
 def metered(model: TextModel, settings: Settings, ledger: Ledger, run_id: str) -> MeteredModel:
-    """`model` with this run's budget and every call recorded against `run_id`."""
+    """`model` with this run's budget; every call is recorded against `run_id` (in `runs`)."""
     budget = Budget(max_calls=settings.max_model_calls, max_seconds=settings.max_model_seconds)
     return MeteredModel(model, budget=budget, on_call=ledger_recorder(ledger, run_id))

@@ -11,21 +11,22 @@ half-ingested. A bad file is recorded with a one-line reason and the rest goes o
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dreaming.errors import IncompleteTranscript, TranscriptError
-from dreaming.ledger import Ledger, messages_sha
+from dreaming.ledger import Ledger, conversations, raw_files, runs
+from dreaming.ledger.conversations import NewConversation, Stored, messages_sha
+from dreaming.ledger.raw_files import RawFile
 from dreaming.raw import read_transcript, too_large
 from dreaming.raw.common import MAX_BYTES
 from dreaming.raw.types import Conversation, content_id
-from dreaming.rawfiles import import_into_raw, leaves_vault, not_a_candidate, raw_files, sha256
+from dreaming.rawfiles import import_into_raw, leaves_vault, not_a_candidate, sha256
+from dreaming.rawfiles import raw_files as raw_paths
 from dreaming.vault import Vault
 
 Progress = Callable[[int, int, str], None]
@@ -81,7 +82,7 @@ def ingest(
 ) -> IngestReport:
     """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/)."""
     if files is None:
-        paths = raw_files(vault)
+        paths = raw_paths(vault)
     else:
         paths = [import_into_raw(vault, f, max_file_bytes) for f in files]
     report = IngestReport(files=len(paths))
@@ -112,36 +113,28 @@ def ingest(
 
 def _ingest_alone(f: _File, report: IngestReport) -> int:
     """One file in a savepoint of its own: whatever goes wrong with it, the others stay."""
-    db = f.ledger.db
     one = IngestReport()
-    db.execute("SAVEPOINT one_file")
     try:
-        size = _ingest_file(f, one)
+        with f.ledger.savepoint("one_file"):
+            size = _ingest_file(f, one)
     except sqlite3.OperationalError:
         raise  # the database itself (locked, disk full): the run stops and is redone
     except Exception as e:
-        db.execute("ROLLBACK TO one_file")
         one = IngestReport()
         size = _skip_unread(
             f, 0, f"internal error storing it ({type(e).__name__}); please report", one
         )
-    db.execute("RELEASE one_file")
     report.absorb(one)
     return size
 
 
-def _known_rows(vault: Vault, ledger: Ledger, paths: list[Path] | None) -> dict[str, sqlite3.Row]:
-    query = "SELECT path, size, mtime_ns, sha256, status FROM raw_files"
+def _known_rows(vault: Vault, ledger: Ledger, paths: list[Path] | None) -> dict[str, RawFile]:
     if paths is None:
-        rows = ledger.db.execute(query).fetchall()
+        rows = raw_files.every(ledger)
     else:
         # A few named files (the watcher's case): look up only their rows.
-        rows = [
-            row
-            for path in paths
-            if (row := ledger.db.execute(f"{query} WHERE path = ?", (vault.rel(path),)).fetchone())
-        ]
-    return {row["path"]: row for row in rows}
+        rows = [row for path in paths if (row := raw_files.get(ledger, vault.rel(path)))]
+    return {row.path: row for row in rows}
 
 
 def _forget_files(ledger: Ledger, gone: set[str]) -> int:
@@ -150,19 +143,12 @@ def _forget_files(ledger: Ledger, gone: set[str]) -> int:
     Articles cite those conversations, so the messages are kept. A conversation
     whose fullest copy was in a deleted file now points at the next fullest copy.
     """
-    db = ledger.db
     for rel in sorted(gone):
-        db.execute("DELETE FROM raw_files WHERE path = ?", (rel,))
-        for row in db.execute("SELECT id FROM conversations WHERE file = ?", (rel,)).fetchall():
-            holder = db.execute(
-                "SELECT path FROM file_conversations WHERE conv_id = ? "
-                "ORDER BY message_count DESC, path LIMIT 1",
-                (row["id"],),
-            ).fetchone()
+        raw_files.delete(ledger, rel)
+        for conv_id in conversations.in_file(ledger, rel):
+            holder = conversations.fullest_holder(ledger, conv_id)
             if holder is not None:
-                db.execute(
-                    "UPDATE conversations SET file = ? WHERE id = ?", (holder["path"], row["id"])
-                )
+                conversations.move_to(ledger, conv_id, holder)
     return len(gone)
 
 
@@ -172,14 +158,14 @@ class _File:
     ledger: Ledger
     path: Path
     rel: str
-    row: sqlite3.Row | None
+    row: RawFile | None
     max_bytes: int
 
 
 def _skip_unread(f: _File, size: int, reason: str, report: IngestReport) -> int:
     # No watermark (mtime 0): the file is looked at again next pass, as it may be fixed
     # (or the limit raised) without the file itself changing.
-    _record_file(f.ledger, _FileRow(f.rel, size, 0, "", None, "failed", reason))
+    _record_file(f.ledger, RawFile(f.rel, size, 0, "", None, "failed", reason))
     report.failed.append((f.rel, reason))
     return 0
 
@@ -199,8 +185,8 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         st = path.stat()
         if (
             row is not None
-            and (row["size"], row["mtime_ns"]) == (st.st_size, st.st_mtime_ns)
-            and row["status"] != "pending"
+            and (row.size, row.mtime_ns) == (st.st_size, st.st_mtime_ns)
+            and row.status != "pending"
         ):
             report.unchanged += 1
             return 0
@@ -208,12 +194,9 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
             return _skip_unread(
                 f, st.st_size, too_large(path, st.st_size, f.max_bytes).reason, report
             )
-        if row is not None and row["status"] != "pending" and row["sha256"] == sha256(path):
+        if row is not None and row.status != "pending" and row.sha256 == sha256(path):
             # Touched but not changed: move the watermark, parse nothing.
-            ledger.db.execute(
-                "UPDATE raw_files SET mtime_ns = ?, size = ? WHERE path = ?",
-                (st.st_mtime_ns, st.st_size, rel),
-            )
+            raw_files.move_watermark(ledger, rel, st.st_size, st.st_mtime_ns)
             report.unchanged += 1
             return st.st_size
     except FileNotFoundError:
@@ -222,7 +205,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         return _skip_unread(
             f, 0, f"cannot read the file ({e.strerror or e}); check its permissions", report
         )
-    file_row = _FileRow(rel, st.st_size, st.st_mtime_ns, "", None, "failed", None)
+    file_row = RawFile(rel, st.st_size, st.st_mtime_ns, "", None, "failed", None)
     try:
         result = read_transcript(path, max_bytes=f.max_bytes)
         after = path.stat()
@@ -262,7 +245,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
     ):
         reason = "still being written; it will be read once it stops changing"
         _record_file(
-            ledger, _FileRow(rel, after.st_size, after.st_mtime_ns, "", None, "pending", reason)
+            ledger, RawFile(rel, after.st_size, after.st_mtime_ns, "", None, "pending", reason)
         )
         report.pending.append((rel, reason))
         return result.size
@@ -279,11 +262,8 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
             redactions=result.redactions,
         ),
     )
-    held = {
-        r["conv_id"]
-        for r in ledger.db.execute("SELECT conv_id FROM file_conversations WHERE path = ?", (rel,))
-    }
-    ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (rel,))
+    held = conversations.held_by(ledger, rel)
+    conversations.release_file(ledger, rel)
     # The file names its conversation only when it holds one (an aider history holds many).
     single = held if len(result.conversations) == 1 else set()
     for conv in result.conversations:
@@ -309,103 +289,53 @@ def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> s
     candidate = conv.source_id
     if not conv.own_id and len(held) == 1:
         candidate = next(iter(held))
-    row = ledger.db.execute(
-        "SELECT file, message_count, content_sha FROM conversations WHERE id = ?", (candidate,)
-    ).fetchone()
-    if row is None or row["file"] == rel or _same_lineage(ledger, candidate, row, conv):
+    row = conversations.get(ledger, candidate)
+    if row is None or row.file == rel or _same_lineage(ledger, candidate, row, conv):
         return candidate
     return content_id(conv.source, candidate, rel)
 
 
-def _same_lineage(ledger: Ledger, conv_id: str, row: sqlite3.Row, conv: Conversation) -> bool:
+def _same_lineage(ledger: Ledger, conv_id: str, row: Stored, conv: Conversation) -> bool:
     """Whether the stored conversation and `conv` are one a prefix of the other."""
     new = [(m.role, m.text, m.timestamp) for m in conv.messages]
-    if row["message_count"] <= len(new):
-        return messages_sha(new[: row["message_count"]]) == str(row["content_sha"])
-    stored = ledger.db.execute(
-        "SELECT role, text, ts FROM messages WHERE conv_id = ? AND position < ? ORDER BY position",
-        (conv_id, len(new)),
-    )
-    return messages_sha((r["role"], r["text"], r["ts"]) for r in stored) == messages_sha(new)
+    if row.message_count <= len(new):
+        return messages_sha(new[: row.message_count]) == row.content_sha
+    stored = conversations.messages(ledger, conv_id, below=len(new))
+    return messages_sha((m.role, m.text, m.ts) for m in stored) == messages_sha(new)
 
 
-@dataclass(frozen=True)
-class _FileRow:
-    path: str
-    size: int
-    mtime_ns: int
-    sha256: str
-    source: str | None
-    status: str
-    reason: str | None
-    conversations: int = 0
-    redactions: int = 0
-
-
-def _record_file(ledger: Ledger, f: _FileRow) -> None:
-    ledger.db.execute(
-        "INSERT INTO raw_files(path, size, mtime_ns, sha256, source, status, reason, "
-        "conversations, redactions, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
-        "ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns, "
-        "sha256=excluded.sha256, source=excluded.source, status=excluded.status, "
-        "reason=excluded.reason, conversations=excluded.conversations, "
-        "redactions=excluded.redactions, ingested_at=excluded.ingested_at",
-        (
-            f.path,
-            f.size,
-            f.mtime_ns,
-            f.sha256,
-            f.source,
-            f.status,
-            f.reason,
-            f.conversations,
-            f.redactions,
-            utcnow(),
-        ),
-    )
+def _record_file(ledger: Ledger, f: RawFile) -> None:
+    raw_files.put(ledger, f, utcnow())
 
 
 def _store_conversation(
     ledger: Ledger, rel: str, conv: Conversation, now: str, report: IngestReport
 ) -> None:
-    db = ledger.db
     sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
     count = len(conv.messages)
-    db.execute(
-        "INSERT OR REPLACE INTO file_conversations(path, conv_id, message_count, content_sha) "
-        "VALUES (?, ?, ?, ?)",
-        (rel, conv.source_id, count, sha),
-    )
-    existing = db.execute(
-        "SELECT file, message_count, content_sha FROM conversations WHERE id = ?",
-        (conv.source_id,),
-    ).fetchone()
+    conversations.hold(ledger, rel, conv.source_id, count, sha)
+    existing = conversations.get(ledger, conv.source_id)
     if existing is not None and (
-        existing["content_sha"] == sha
+        existing.content_sha == sha
         # An older or shorter copy of a conversation another file holds in full.
-        or (existing["file"] != rel and count <= existing["message_count"])
+        or (existing.file != rel and count <= existing.message_count)
     ):
         return
-    db.execute(
-        "INSERT INTO conversations(id, hash8, source, file, parent_id, title, created_at, "
-        "updated_at, message_count, content_sha, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
-        "ON CONFLICT(id) DO UPDATE SET file=excluded.file, source=excluded.source, "
-        "parent_id=excluded.parent_id, title=excluded.title, created_at=excluded.created_at, "
-        "updated_at=excluded.updated_at, message_count=excluded.message_count, "
-        "content_sha=excluded.content_sha, ingested_at=excluded.ingested_at",
-        (
-            conv.source_id,
-            conv.hash8,
-            conv.source,
-            rel,
-            conv.parent_id,
-            conv.title,
-            conv.created_at,
-            conv.updated_at,
-            count,
-            sha,
-            now,
+    conversations.put(
+        ledger,
+        NewConversation(
+            id=conv.source_id,
+            hash8=conv.hash8,
+            source=conv.source,
+            file=rel,
+            parent_id=conv.parent_id,
+            title=conv.title,
+            created_at=conv.created_at,
+            updated_at=conv.updated_at,
+            message_count=count,
+            content_sha=sha,
         ),
+        now,
     )
     report.messages_added += _sync_messages(ledger, conv)
     if existing is None:
@@ -416,31 +346,16 @@ def _store_conversation(
 
 def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
     """Bring stored messages in line with `conv`, touching only positions that differ."""
-    db = ledger.db
-    stored = db.execute(
-        "SELECT role, text, ts FROM messages WHERE conv_id = ? ORDER BY position",
-        (conv.source_id,),
-    ).fetchall()
-    changed = []
-    for i, m in enumerate(conv.messages[: len(stored)]):
-        s = stored[i]
-        if (s["role"], s["text"], s["ts"]) != (m.role, m.text, m.timestamp):
-            changed.append((m.role, m.text, m.timestamp, conv.source_id, i))
-    db.executemany(
-        "UPDATE messages SET role=?, text=?, ts=? WHERE conv_id=? AND position=?", changed
-    )
-    new = [
-        (conv.source_id, i, m.role, m.text, m.timestamp)
-        for i, m in enumerate(conv.messages)
-        if i >= len(stored)
+    stored = list(conversations.messages(ledger, conv.source_id))
+    changed = [
+        (i, m)
+        for i, (m, s) in enumerate(zip(conv.messages, stored, strict=False))
+        if (s.role, s.text, s.ts) != (m.role, m.text, m.timestamp)
     ]
-    db.executemany(
-        "INSERT INTO messages(conv_id, position, role, text, ts) VALUES (?,?,?,?,?)", new
-    )
-    db.execute(
-        "DELETE FROM messages WHERE conv_id = ? AND position >= ?",
-        (conv.source_id, len(conv.messages)),
-    )
+    conversations.rewrite_messages(ledger, conv.source_id, changed)
+    new = conv.messages[len(stored) :]
+    conversations.add_messages(ledger, conv.source_id, len(stored), new)
+    conversations.truncate_messages(ledger, conv.source_id, len(conv.messages))
     return len(new)
 
 
@@ -457,8 +372,4 @@ def _record_run(ledger: Ledger, report: IngestReport) -> None:
         "messages_added": report.messages_added,
         "redactions": report.redactions,
     }
-    ledger.db.execute(
-        "INSERT INTO runs(id, kind, started_at, finished_at, status, summary) "
-        "VALUES (?, 'ingest', ?, ?, 'ok', ?)",
-        (uuid.uuid4().hex[:12], now, now, json.dumps(summary)),
-    )
+    runs.put(ledger, runs.Run(runs.new_id(), "ingest", now, now, "ok", summary))

@@ -15,7 +15,8 @@ from dreaming.article.fences import line_content, split_lines
 from dreaming.article.markup import MAIN_LINE, category_name, wikilinks
 from dreaming.article.queries import categories, redirect_target, see_also
 from dreaming.article.titles import heading_key, nfc, title_for_stem
-from dreaming.ledger import DERIVED_TABLES, Ledger
+from dreaming.ledger import Ledger, article_index
+from dreaming.ledger.article_index import IndexedArticle, IndexRows
 from dreaming.vault import Vault, checksum
 
 
@@ -28,21 +29,11 @@ class ReindexReport:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
 
 
-@dataclass
-class _Rows:
-    entities: list[tuple[object, ...]] = field(default_factory=list)
-    aliases: set[tuple[str, str]] = field(default_factory=set)
-    categories: set[str] = field(default_factory=set)
-    article_categories: set[tuple[str, str]] = field(default_factory=set)
-    facts: list[tuple[str, int, str, str]] = field(default_factory=list)
-    links: set[tuple[str, str, str]] = field(default_factory=set)
-
-
 def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
     report = ReindexReport()
     paths = sorted(vault.articles.glob("*.md"), key=lambda p: p.stem)
     by_key = {heading_key(p.stem): p.stem for p in paths}
-    rows = _Rows()
+    rows = IndexRows()
     for path in paths:
         try:
             data = path.read_bytes()
@@ -53,18 +44,8 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
             )
             continue
         _index_article(path.stem, parse(text), checksum(data), by_key, rows)
-    with ledger.transaction() as db:
-        for table in DERIVED_TABLES:
-            db.execute(f"DELETE FROM {table}")
-        db.executemany("INSERT INTO entities VALUES (?,?,?,?,?,?,?,?)", rows.entities)
-        db.executemany("INSERT INTO entity_aliases VALUES (?,?)", sorted(rows.aliases))
-        db.executemany("INSERT INTO categories VALUES (?)", [(c,) for c in sorted(rows.categories)])
-        db.executemany(
-            "INSERT INTO article_categories VALUES (?,?)", sorted(rows.article_categories)
-        )
-        db.executemany("INSERT INTO infobox_facts VALUES (?,?,?,?)", rows.facts)
-        db.executemany("INSERT INTO links VALUES (?,?,?)", sorted(rows.links))
-    report.articles = len(rows.entities)
+    article_index.rebuild(ledger, rows)
+    report.articles = len(rows.articles)
     report.links = len(rows.links)
     report.aliases = len(rows.aliases)
     report.categories = len(rows.categories)
@@ -72,7 +53,7 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
 
 
 def _index_article(
-    stem: str, article: Article, digest: str, by_key: dict[str, str], rows: _Rows
+    stem: str, article: Article, digest: str, by_key: dict[str, str], rows: IndexRows
 ) -> None:
     def resolve(target: str) -> str:
         return by_key.get(heading_key(target), target.strip().replace(" ", "_"))
@@ -81,14 +62,14 @@ def _index_article(
     redirect = redirect_target(article)
     title = article.title or title_for_stem(stem)
     lead = " ".join(article.lead.split())[:500]
-    rows.entities.append(
-        (
+    rows.articles.append(
+        IndexedArticle(
             stem,
             title,
             box.get("kind"),
             box.get("type"),
             lead,
-            int(redirect is not None),
+            redirect is not None,
             resolve(redirect) if redirect else None,
             digest,
         )

@@ -1,39 +1,80 @@
 """What is going on in a vault: `dreaming status` (and its stable --json form)."""
 
-from __future__ import annotations
+# No postponed annotations here: a TypedDict learns which keys are NotRequired only
+# from annotations evaluated when the class is made.
+from typing import Any, NotRequired, TypedDict
 
-import json
-from typing import Any
+from dreaming.ledger import Ledger, article_index, conversations, model_calls, raw_files, runs
+from dreaming.ledger.conversations import messages_sha
+from dreaming.ledger.runs import RunKind, RunStatus
 
-from dreaming.ledger import Ledger, messages_sha
+
+class SourceDoc(TypedDict):
+    conversations: int
+    messages: int
 
 
-def status(ledger: Ledger) -> dict[str, Any]:
+class FilesDoc(TypedDict):
+    total: int
+    ok: int
+    empty: int
+    failed: int
+    pending: int
+
+
+class FileNoteDoc(TypedDict):
+    file: str
+    reason: str | None
+
+
+class ReclaimableDoc(TypedDict):
+    file: str
+    superseded_by: str
+
+
+class RunDoc(TypedDict):
+    id: str
+    kind: RunKind
+    started_at: str
+    finished_at: str | None
+    status: RunStatus
+    summary: dict[str, Any]
+
+
+class UsageDoc(TypedDict):
+    calls: int
+    prompt_tokens: int
+    cached_tokens: int
+    generated_tokens: int
+    seconds: float
+    errors: int
+
+
+class StatusDoc(TypedDict):
+    """`dreaming status --json`: a stable interface for scripts; add keys, never rename."""
+
+    conversations: int
+    messages: int
+    sources: dict[str, SourceDoc]
+    files: FilesDoc
+    failed: list[FileNoteDoc]
+    pending: list[FileNoteDoc]
+    reclaimable: list[ReclaimableDoc]
+    redactions: int
+    articles: int
+    last_run: RunDoc | None
+    model_usage: dict[str, UsageDoc]
+    vault: NotRequired[str]
+    """Added by the command, which knows where the vault is."""
+
+
+def status(ledger: Ledger) -> StatusDoc:
     """The status document. Keys are a stable interface for scripts; add, never rename."""
-    db = ledger.db
-    sources: dict[str, dict[str, int]] = {}
-    for row in db.execute(
-        "SELECT c.source, COUNT(*) AS convs, COALESCE(SUM(c.message_count), 0) AS msgs "
-        "FROM conversations c GROUP BY c.source ORDER BY c.source"
-    ):
-        sources[row["source"]] = {"conversations": row["convs"], "messages": row["msgs"]}
-    files = {
-        row["status"]: row["n"]
-        for row in db.execute("SELECT status, COUNT(*) AS n FROM raw_files GROUP BY status")
+    sources: dict[str, SourceDoc] = {
+        s.source: {"conversations": s.conversations, "messages": s.messages}
+        for s in conversations.by_source(ledger)
     }
-    failed = [
-        {"file": row["path"], "reason": row["reason"]}
-        for row in db.execute(
-            "SELECT path, reason FROM raw_files WHERE status = 'failed' ORDER BY path"
-        )
-    ]
-    pending = [
-        {"file": row["path"], "reason": row["reason"]}
-        for row in db.execute(
-            "SELECT path, reason FROM raw_files WHERE status = 'pending' ORDER BY path"
-        )
-    ]
-    redactions = db.execute("SELECT COALESCE(SUM(redactions), 0) FROM raw_files").fetchone()[0]
+    files = raw_files.counts(ledger)
     return {
         "conversations": sum(s["conversations"] for s in sources.values()),
         "messages": sum(s["messages"] for s in sources.values()),
@@ -45,77 +86,66 @@ def status(ledger: Ledger) -> dict[str, Any]:
             "failed": files.get("failed", 0),
             "pending": files.get("pending", 0),
         },
-        "failed": failed,
-        "pending": pending,
+        "failed": _notes(ledger, "failed"),
+        "pending": _notes(ledger, "pending"),
         "reclaimable": reclaimable(ledger),
-        "redactions": int(redactions),
-        "articles": db.execute("SELECT COUNT(*) FROM entities").fetchone()[0],
+        "redactions": raw_files.redactions(ledger),
+        "articles": article_index.count(ledger),
         "last_run": last_run(ledger),
         "model_usage": model_usage(ledger),
     }
 
 
-def last_run(ledger: Ledger) -> dict[str, Any] | None:
-    row = ledger.db.execute(
-        "SELECT id, kind, started_at, finished_at, status, summary FROM runs "
-        "ORDER BY started_at DESC, rowid DESC LIMIT 1"
-    ).fetchone()
-    if row is None:
+def _notes(ledger: Ledger, state: raw_files.FileState) -> list[FileNoteDoc]:
+    return [{"file": f.path, "reason": f.reason} for f in raw_files.in_state(ledger, state)]
+
+
+def last_run(ledger: Ledger) -> RunDoc | None:
+    run = runs.last(ledger)
+    if run is None:
         return None
     return {
-        "id": row["id"],
-        "kind": row["kind"],
-        "started_at": row["started_at"],
-        "finished_at": row["finished_at"],
-        "status": row["status"],
-        "summary": json.loads(row["summary"]) if row["summary"] else {},
+        "id": run.id,
+        "kind": run.kind,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "status": run.status,
+        "summary": run.summary,
     }
 
 
-def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, dict[str, float]]:
+def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, UsageDoc]:
     """Per-stage totals of model calls (of one run, or of all time)."""
-    where, args = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
-    usage: dict[str, dict[str, float]] = {}
-    for row in ledger.db.execute(
-        "SELECT stage, COUNT(*) AS calls, SUM(prompt_tokens) AS prompt, "
-        "SUM(cached_tokens) AS cached, SUM(generated_tokens) AS generated, "
-        "SUM(seconds) AS seconds, SUM(error IS NOT NULL) AS errors "
-        f"FROM model_calls {where} GROUP BY stage ORDER BY stage",
-        args,
-    ):
-        usage[row["stage"]] = {
-            "calls": row["calls"],
-            "prompt_tokens": row["prompt"] or 0,
-            "cached_tokens": row["cached"] or 0,
-            "generated_tokens": row["generated"] or 0,
-            "seconds": round(row["seconds"] or 0.0, 3),
-            "errors": row["errors"] or 0,
+    return {
+        stage: {
+            "calls": u.calls,
+            "prompt_tokens": u.prompt_tokens,
+            "cached_tokens": u.cached_tokens,
+            "generated_tokens": u.generated_tokens,
+            "seconds": round(u.seconds, 3),
+            "errors": u.errors,
         }
-    return usage
+        for stage, u in model_calls.usage(ledger, run_id).items()
+    }
 
 
-def reclaimable(ledger: Ledger) -> list[dict[str, str]]:
+def reclaimable(ledger: Ledger) -> list[ReclaimableDoc]:
     """Raw files whose every conversation is an exact or prefix copy held by another file.
 
     Such a file adds nothing; the person may delete it (seed 003's reclaim).
     """
-    db = ledger.db
     holders: dict[str, set[str]] = {}
     candidates: dict[str, bool] = {}
-    for row in db.execute(
-        "SELECT fc.path, fc.conv_id, fc.message_count, fc.content_sha, c.file, c.content_sha "
-        "AS held_sha FROM file_conversations fc JOIN conversations c ON c.id = fc.conv_id "
-        "ORDER BY fc.path"
-    ):
-        path = row["path"]
-        if row["file"] == path:
+    for h in conversations.holdings(ledger):
+        path = h.path
+        if h.held_file == path:
             candidates[path] = False
             continue
-        same = row["content_sha"] == row["held_sha"] or _is_prefix(
-            ledger, row["conv_id"], row["message_count"], row["content_sha"]
+        same = h.content_sha == h.held_sha or _is_prefix(
+            ledger, h.conv_id, h.message_count, h.content_sha
         )
         candidates[path] = candidates.get(path, True) and same
-        holders.setdefault(path, set()).add(row["file"])
+        holders.setdefault(path, set()).add(h.held_file)
     return [
         {"file": path, "superseded_by": ", ".join(sorted(holders[path]))}
         for path, ok in candidates.items()
@@ -124,8 +154,5 @@ def reclaimable(ledger: Ledger) -> list[dict[str, str]]:
 
 
 def _is_prefix(ledger: Ledger, conv_id: str, count: int, sha: str) -> bool:
-    rows = ledger.db.execute(
-        "SELECT role, text, ts FROM messages WHERE conv_id = ? AND position < ? ORDER BY position",
-        (conv_id, count),
-    )
-    return messages_sha((r["role"], r["text"], r["ts"]) for r in rows) == sha
+    rows = conversations.messages(ledger, conv_id, below=count)
+    return messages_sha((m.role, m.text, m.ts) for m in rows) == sha

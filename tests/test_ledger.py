@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import LedgerError
-from dreaming.ledger import MIGRATIONS, Ledger
+from dreaming.ledger import MIGRATIONS, Ledger, watermarks
 
 
 def test_a_new_ledger_runs_every_migration(tmp_path: Path) -> None:
@@ -49,7 +49,7 @@ def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
 
         with pytest.raises(RuntimeError):
             fail_midway()
-        assert led.get_watermark("w") is None
+        assert watermarks.get(led, "w") is None
 
 
 def test_a_ledger_from_a_newer_dreaming_is_refused(tmp_path: Path) -> None:
@@ -95,3 +95,20 @@ def test_a_ledger_held_by_another_writer_gets_a_clear_error(tmp_path: Path) -> N
     finally:
         other.execute("ROLLBACK")
         other.close()
+
+
+def test_a_failed_savepoint_undoes_only_its_own_writes(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "l.sqlite") as led:
+        with led.transaction():
+            watermarks.put(led, "kept", "1", "now")
+
+            def fail_midway() -> None:
+                with led.savepoint("one"):
+                    watermarks.put(led, "undone", "2", "now")
+                    raise RuntimeError("boom")
+
+            with pytest.raises(RuntimeError):
+                fail_midway()
+            with led.savepoint("two"):
+                watermarks.put(led, "also kept", "3", "now")
+        assert [watermarks.get(led, n) for n in ("kept", "undone", "also kept")] == ["1", None, "3"]

@@ -44,14 +44,14 @@ def rows(ledger: Ledger, sql: str) -> list[tuple[object, ...]]:
     return [tuple(r) for r in ledger.db.execute(sql)]
 
 
-def test_articles_become_entities_with_their_names(vault: Vault, ledger: Ledger) -> None:
+def test_articles_enter_the_index_with_their_names(vault: Vault, ledger: Ledger) -> None:
     sourdough(vault)
     reindex(vault, ledger)
-    assert rows(ledger, "SELECT stem, title, kind FROM entities ORDER BY stem") == [
+    assert rows(ledger, "SELECT stem, title, kind FROM article_index ORDER BY stem") == [
         ("Rye_Flour", "Rye Flour", "thing"),
         ("Sourdough", "Sourdough", "thing"),
     ]
-    aliases = rows(ledger, "SELECT alias FROM entity_aliases WHERE stem = 'Sourdough'")
+    aliases = rows(ledger, "SELECT alias FROM article_aliases WHERE stem = 'Sourdough'")
     assert {a[0] for a in aliases} == {"sourdough", "levain bread", "sourdough loaf"}
 
 
@@ -74,7 +74,7 @@ def test_categories_are_emergent_from_the_articles(vault: Vault, ledger: Ledger)
 def test_reindex_is_deterministic(vault: Vault, ledger: Ledger) -> None:
     sourdough(vault)
     reindex(vault, ledger)
-    tables = ("entities", "entity_aliases", "links", "infobox_facts", "article_categories")
+    tables = ("article_index", "article_aliases", "links", "infobox_facts", "article_categories")
     first = {t: rows(ledger, f"SELECT * FROM {t} ORDER BY 1, 2") for t in tables}
     reindex(vault, ledger)
     assert {t: rows(ledger, f"SELECT * FROM {t} ORDER BY 1, 2") for t in tables} == first
@@ -85,7 +85,7 @@ def test_a_deleted_article_leaves_the_index(vault: Vault, ledger: Ledger) -> Non
     reindex(vault, ledger)
     (vault.articles / "Rye_Flour.md").unlink()
     reindex(vault, ledger)
-    assert rows(ledger, "SELECT stem FROM entities") == [("Sourdough",)]
+    assert rows(ledger, "SELECT stem FROM article_index") == [("Sourdough",)]
 
 
 def test_reindex_never_touches_the_conversations(vault: Vault, ledger: Ledger) -> None:
@@ -111,7 +111,7 @@ def test_a_decomposed_file_name_resolves_links_written_composed(
     write_article(vault, "Menu", build("Menu", lead="Served at [[Café]].", sections=[]))
     reindex(vault, ledger)
     assert rows(ledger, "SELECT src, dst FROM links") == [("Menu", "Cafe\u0301")]
-    assert ("café", "Cafe\u0301") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
+    assert ("café", "Cafe\u0301") in rows(ledger, "SELECT alias, stem FROM article_aliases")
 
 
 def test_an_article_with_a_bom_keeps_its_kind_and_aliases(vault: Vault, ledger: Ledger) -> None:
@@ -120,13 +120,13 @@ def test_an_article_with_a_bom_keeps_its_kind_and_aliases(vault: Vault, ledger: 
     )
     write_article(vault, "Rye_Flour", "\ufeff" + text)
     reindex(vault, ledger)
-    assert rows(ledger, "SELECT title, kind FROM entities") == [("Rye Flour", "thing")]
-    assert ("rye", "Rye_Flour") in rows(ledger, "SELECT alias, stem FROM entity_aliases")
+    assert rows(ledger, "SELECT title, kind FROM article_index") == [("Rye Flour", "thing")]
+    assert ("rye", "Rye_Flour") in rows(ledger, "SELECT alias, stem FROM article_aliases")
 
 
 def test_a_cr_only_article_is_read_line_by_line(vault: Vault, ledger: Ledger) -> None:
     text = "# Bread\r\r```info\rkind: thing\r```\r\r*Main article: [[Sourdough]]*\r\rA loaf.\r"
     write_article(vault, "Bread", text)
     reindex(vault, ledger)
-    assert rows(ledger, "SELECT title, kind FROM entities") == [("Bread", "thing")]
+    assert rows(ledger, "SELECT title, kind FROM article_index") == [("Bread", "thing")]
     assert ("Bread", "Sourdough", "main") in rows(ledger, "SELECT src, dst, via FROM links")

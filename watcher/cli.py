@@ -12,7 +12,7 @@ import sqlite3
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -20,6 +20,9 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError
 from watcher.app import App, implied_model
+
+if TYPE_CHECKING:
+    from dreaming.status import StatusDoc
 
 # soft_wrap: an error is one line a person can grep, however narrow the terminal.
 out = Console(highlight=False, soft_wrap=True)
@@ -227,7 +230,7 @@ def _name(text: str) -> str:
     return escape(shown(text))
 
 
-def _print_status(doc: dict[str, Any]) -> None:
+def _print_status(doc: StatusDoc) -> None:
     from rich.table import Table
 
     out.print(f"[bold]{escape(shown(doc['vault']))}[/]")
@@ -247,12 +250,12 @@ def _print_status(doc: dict[str, Any]) -> None:
     )
     # File names may hold brackets and control characters: show them as they are.
     for f in doc["failed"]:
-        out.print(f"  [red]failed[/] {_name(f['file'])}: {_name(f['reason'])}")
+        out.print(f"  [red]failed[/] {_name(f['file'])}: {_name(f['reason'] or '')}")
     for f in doc["pending"]:
-        out.print(f"  [yellow]pending[/] {_name(f['file'])}: {_name(f['reason'])}")
-    for f in doc["reclaimable"]:
+        out.print(f"  [yellow]pending[/] {_name(f['file'])}: {_name(f['reason'] or '')}")
+    for r in doc["reclaimable"]:
         out.print(
-            f"  [dim]reclaimable[/] {_name(f['file'])} (a copy of {_name(f['superseded_by'])})"
+            f"  [dim]reclaimable[/] {_name(r['file'])} (a copy of {_name(r['superseded_by'])})"
         )
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)

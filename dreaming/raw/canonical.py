@@ -25,14 +25,15 @@ from pathlib import Path
 
 from dreaming.raw.common import shorten, span, title_from
 from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
-from dreaming.raw.types import Conversation, content_id
+from dreaming.raw.types import Conversation, Role, content_id
 
 SOURCE = "raw"
 
+_ROLE_OF: dict[str, Role] = {"user": "user", "assistant": "assistant", "system": "system"}
 HEADING_RE = re.compile(r"^##[ \t]+(user|assistant|system)\b[ \t]*:?(.*)$", re.I | re.M | re.A)
 
 
-def turn(line: str) -> tuple[str, str | None] | None:
+def turn(line: str) -> tuple[Role, str | None] | None:
     """(role, timestamp) when the line is a turn heading; anything else after the role
     (`## User interface`) makes it an ordinary heading."""
     m = HEADING_RE.match(line)
@@ -42,14 +43,14 @@ def turn(line: str) -> tuple[str, str | None] | None:
     ts = stamp_in(rest) if rest else None
     if rest and ts is None:
         return None
-    return m.group(1).lower(), ts
+    return _ROLE_OF[m.group(1).lower()], ts
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
     fm, body = split_frontmatter(path, text)
     lines = body.split("\n")
     mask = fence_mask(lines)
-    markers: list[tuple[int, str, str, str | None]] = []
+    markers: list[tuple[int, Role, str, str | None]] = []
     for i, line in enumerate(lines):
         if line.startswith("##") and not mask[i] and (t := turn(line)):
             markers.append((i, t[0], "", t[1]))

@@ -22,9 +22,10 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.raw.types import Conversation, content_id
+from dreaming.raw.types import Conversation, Role, content_id
 
 SOURCE = "chatgpt"
+_SPOKEN: dict[str, Role] = {"user": "user", "system": "system"}
 
 # Inline citation markers use private-use characters that render as nothing useful.
 _CITE_RE = re.compile("\ue200[^\ue201]*\ue201")
@@ -120,10 +121,10 @@ def _add(turns: Turns, msg: dict[str, Any]) -> None:
             else:
                 turns.add("tool", tool_result(text), ts, merge=True)
         return
-    if role in ("user", "system"):
+    if role in _SPOKEN:
         text = _parts_text(content)
         if text.strip():
-            turns.add(role, text, ts)
+            turns.add(_SPOKEN[role], text, ts)
 
 
 def _conversation(conv: dict[str, Any]) -> Conversation | None:

@@ -12,7 +12,7 @@ from typing import Any
 from dreaming.config import DEFAULT_MAX_RAW_FILE_MB
 from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.raw.redact import MARKER, redact
-from dreaming.raw.types import Message
+from dreaming.raw.types import Message, Role
 
 KEY_ARG_CHARS = 120
 TITLE_CHARS = 80
@@ -309,11 +309,11 @@ class Turns:
     """Collects message parts in order; lets readers merge into an earlier slot."""
 
     def __init__(self) -> None:
-        self.roles: list[str] = []
+        self.roles: list[Role] = []
         self.parts: list[list[str]] = []
         self.times: list[str | None] = []
 
-    def add(self, role: str, text: str, ts: str | None, *, merge: bool = False) -> int:
+    def add(self, role: Role, text: str, ts: str | None, *, merge: bool = False) -> int:
         """Append text as a new message, or onto the last one when merge and roles agree."""
         if merge and self.roles and self.roles[-1] == role:
             self.parts[-1].append(text)
@@ -326,7 +326,7 @@ class Turns:
     def extend(self, slot: int, text: str) -> None:
         self.parts[slot].append(text)
 
-    def last_role(self) -> str | None:
+    def last_role(self) -> Role | None:
         return self.roles[-1] if self.roles else None
 
     def messages(self) -> list[Message]:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from dreaming.raw.common import shorten, title_from, tool_call, tool_result
 from dreaming.raw.mdutil import build, fence_mask, split_frontmatter
-from dreaming.raw.types import Conversation, content_id
+from dreaming.raw.types import Conversation, Role, content_id
 
 SOURCE = "cortexes"
 
@@ -40,7 +40,12 @@ _TURN_RE = re.compile(r"^###[ \t]+(user|claude|assistant|system)[ \t]*:?[ \t]*$"
 _TOOL_RE = re.compile(r"^>[ \t]*\[tool\][ \t]*\*\*(.+?)\*\*:?[ \t]*(.*)$")
 _OUTPUT_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*output[ \t]*$")
 _NAME_RE = re.compile(r"^(\d{2})(\d{2})(\d{2})_session_(.+)\.md$")
-_ROLE = {"user": "user", "claude": "assistant", "assistant": "assistant", "system": "system"}
+_ROLE: dict[str, Role] = {
+    "user": "user",
+    "claude": "assistant",
+    "assistant": "assistant",
+    "system": "system",
+}
 
 
 def _strip_audit(text: str) -> tuple[str, str | None]:

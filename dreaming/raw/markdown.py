@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dreaming.raw.common import span, title_from
 from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
-from dreaming.raw.types import Conversation, Message, content_id
+from dreaming.raw.types import Conversation, Message, Role, content_id
 
 SOURCE = "markdown"
 
@@ -23,7 +23,11 @@ _ASSISTANT = (
     "assistant", "ai", "chatgpt", "gpt", "gpt-4", "gpt-4o", "claude", "bot", "model", "gemini",
     "bard", "copilot", "answer", "response", "llm", "grok", "deepseek", "mistral", "llama",
 )  # fmt: skip
-_ROLE_OF = {w: "user" for w in _USER} | {w: "assistant" for w in _ASSISTANT} | {"system": "system"}
+_ROLE_OF: dict[str, Role] = {
+    **{w: "user" for w in _USER},
+    **{w: "assistant" for w in _ASSISTANT},
+    "system": "system",
+}
 _ROLE = "|".join(sorted((re.escape(w) for w in _ROLE_OF), key=len, reverse=True))
 _SAID = r"(?:[ \t]+(?:said|says|wrote|asked|replied|answered))?"
 
@@ -40,7 +44,7 @@ _LOG_START_RE = re.compile(
     re.I | re.A,
 )
 
-Marker = tuple[int, str, str, str | None]
+Marker = tuple[int, Role, str, str | None]
 
 
 def _labelled(lines: list[str]) -> list[Marker]:
@@ -83,7 +87,7 @@ def _blockquoted(lines: list[str]) -> list[Message]:
             start = i + 1
             break
     out: list[Message] = []
-    role: str | None = None
+    role: Role | None = None
     buf: list[str] = []
     in_quote = False
 

@@ -12,7 +12,7 @@ import yaml
 from dreaming.article.fences import closes_fence, fence_run
 from dreaming.errors import TranscriptError
 from dreaming.raw.common import iso
-from dreaming.raw.types import Message
+from dreaming.raw.types import Message, Role
 
 _STAMP_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
@@ -88,7 +88,7 @@ def stamp_in(text: str) -> str | None:
 
 
 def build(
-    lines: list[str], markers: Sequence[tuple[int, str, str, str | None]], end: int | None = None
+    lines: list[str], markers: Sequence[tuple[int, Role, str, str | None]], end: int | None = None
 ) -> list[Message]:
     """Messages from turn markers (line index, role, text on the marker line, timestamp)."""
     out: list[Message] = []

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
-ROLES = ("user", "assistant", "system", "tool")
+Role = Literal["user", "assistant", "system", "tool"]
+ROLES: tuple[Role, ...] = get_args(Role)
 
 
 @dataclass(frozen=True)
 class Message:
-    role: str
-    """One of ROLES."""
+    role: Role
     text: str
     timestamp: str | None = None
     """ISO 8601 (UTC where the source says so), or None when the source has no times."""

@@ -1,0 +1,79 @@
+"""`chunks`: single-topic ranges of a conversation's messages, with a label.
+
+A chunk is a pointer, not a copy: the messages stay in `messages`. Its id is
+derived from the range, so segmenting the same conversation the same way gives
+the same ids, and rows hanging off an unchanged chunk (its subjects, its bucket)
+survive a re-segmentation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dreaming.ledger.connection import Ledger
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    conv_id: str
+    first_message: int
+    last_message: int
+    """Positions in the conversation, both included."""
+    label: str
+    input_hash: str
+    """Digest of the messages it was cut from."""
+    segmenter_version: str
+
+    @property
+    def id(self) -> str:
+        return chunk_id(self.conv_id, self.first_message, self.last_message)
+
+
+def chunk_id(conv_id: str, first: int, last: int) -> str:
+    return f"{conv_id}:{first}-{last}"
+
+
+def replace(ledger: Ledger, conv_id: str, chunks: Sequence[Chunk], now: str) -> None:
+    """Make `chunks` the segmentation of `conv_id`.
+
+    Chunks no longer in it go (with their subjects and bucket rows); the others are
+    updated in place, so what hangs off them stays.
+    """
+    keep = [c.id for c in chunks]
+    ledger.db.execute(
+        "DELETE FROM chunks WHERE conv_id = ? AND id NOT IN (SELECT value FROM json_each(?))",
+        (conv_id, json.dumps(keep)),
+    )
+    ledger.db.executemany(
+        "INSERT INTO chunks(id, conv_id, first_message, last_message, label, input_hash, "
+        "segmenter_version, created_at) VALUES (?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(id) DO UPDATE SET label = excluded.label, "
+        "input_hash = excluded.input_hash, segmenter_version = excluded.segmenter_version",
+        [
+            (
+                c.id,
+                c.conv_id,
+                c.first_message,
+                c.last_message,
+                c.label,
+                c.input_hash,
+                c.segmenter_version,
+                now,
+            )
+            for c in chunks
+        ],
+    )
+
+
+def of_conversation(ledger: Ledger, conv_id: str) -> list[Chunk]:
+    """The chunks of `conv_id`, in message order."""
+    return [
+        Chunk(*row)
+        for row in ledger.db.execute(
+            "SELECT conv_id, first_message, last_message, label, input_hash, segmenter_version "
+            "FROM chunks WHERE conv_id = ? ORDER BY first_message",
+            (conv_id,),
+        )
+    ]

@@ -1,0 +1,141 @@
+"""The ledger: pipeline progress plus a cache derived from the vault (SQLite).
+
+Two kinds of tables live here. The synthesis ledger (raw files,
+conversations, messages, chunks, work, subjects, buckets, watermarks, runs,
+model calls, gate rejections) is authoritative pipeline progress and cannot
+be rebuilt from the vault. The derived tables (the article index, aliases,
+categories, infobox facts, links) are a cache of the articles; `dreaming
+reindex` drops and rebuilds exactly those.
+
+This module opens the database and runs the migrations; the queries live in
+one module per concern beside it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from dreaming.errors import LedgerError
+from dreaming.ledger.migrations import MIGRATIONS
+
+
+class Ledger:
+    """One SQLite connection to a vault's ledger. Not shared across threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.OperationalError as e:
+            raise _operational(path, e) from e
+        except sqlite3.DatabaseError as e:
+            raise LedgerError(
+                f"{path}: the ledger is damaged ({e}); move the file aside and run "
+                "`dreaming ingest` and `dreaming reindex` to start a new one"
+            ) from e
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def version(self) -> int:
+        row = self.db.execute("PRAGMA user_version").fetchone()
+        return int(row[0])
+
+    def _migrate(self) -> None:
+        if self.version == len(MIGRATIONS):
+            return
+        # Under the write lock, read the version again: another process opening
+        # the same ledger may have migrated it meanwhile.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            have = self.version
+            if have > len(MIGRATIONS):
+                raise LedgerError(
+                    f"{self.path}: made by a newer dreaming (schema {have}); upgrade dreaming"
+                )
+            for number, script in enumerate(MIGRATIONS[have:], start=have + 1):
+                for statement in _statements(script):
+                    self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version = {number}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; rolled back on any exception."""
+        in_tx = self.db.in_transaction
+        if not in_tx:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as e:
+                raise _operational(self.path, e) from e
+        try:
+            yield self.db
+        except BaseException:
+            if not in_tx and self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        else:
+            if not in_tx and self.db.in_transaction:
+                self.db.execute("COMMIT")
+
+    @contextmanager
+    def savepoint(self, name: str) -> Iterator[None]:
+        """Inside a transaction: undo only this block's writes if it raises.
+
+        A failure of the database itself (locked, disk full) is left to the
+        enclosing transaction, which rolls everything back.
+        """
+        self.db.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except sqlite3.OperationalError:
+            raise
+        except BaseException:
+            self.db.execute(f"ROLLBACK TO {name}")
+            self.db.execute(f"RELEASE {name}")
+            raise
+        self.db.execute(f"RELEASE {name}")
+
+    def commit_and_continue(self) -> None:
+        """Inside a long transaction: make what is done durable and carry on."""
+        if self.db.in_transaction:
+            self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+
+
+def _operational(path: Path, e: sqlite3.OperationalError) -> LedgerError:
+    if "locked" in str(e) or "busy" in str(e):
+        return LedgerError(
+            f"{path}: another dreaming process is writing the ledger; "
+            "wait for it to finish or stop it, then retry"
+        )
+    return LedgerError(f"{path}: cannot open the ledger ({e}); check the folder's permissions")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (ours hold no `;` inside literals or triggers)."""
+    return [s.strip() for s in script.split(";") if s.strip() and not _only_comments(s)]
+
+
+def _only_comments(sql: str) -> bool:
+    return all(not line.strip() or line.strip().startswith("--") for line in sql.splitlines())

@@ -1,0 +1,212 @@
+"""`conversations`, their `messages`, and `file_conversations` (which Raw file holds which copy).
+
+A conversation's row points at the Raw file holding its fullest copy; every file
+holding a copy has a `file_conversations` row with that copy's length and digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from dreaming.ledger.connection import Ledger
+from dreaming.raw.types import Message, Role
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What ingest compares a freshly read conversation against."""
+
+    file: str
+    message_count: int
+    content_sha: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    role: Role
+    text: str
+    ts: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewConversation:
+    id: str
+    hash8: str
+    source: str
+    file: str
+    parent_id: str | None
+    title: str | None
+    created_at: str | None
+    updated_at: str | None
+    message_count: int
+    content_sha: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCount:
+    source: str
+    conversations: int
+    messages: int
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """One file's copy of a conversation, beside the copy the ledger holds."""
+
+    path: str
+    conv_id: str
+    message_count: int
+    content_sha: str
+    held_file: str
+    held_sha: str
+
+
+def messages_sha(messages: Iterable[tuple[str, str, str | None]]) -> str:
+    """A digest of (role, text, timestamp) triples: equal digests, equal conversations."""
+    h = hashlib.sha256()
+    for role, text, ts in messages:
+        h.update(role.encode())
+        h.update(b"\0")
+        h.update(text.encode())
+        h.update(b"\0")
+        h.update((ts or "").encode())
+        h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def get(ledger: Ledger, conv_id: str) -> Stored | None:
+    row = ledger.db.execute(
+        "SELECT file, message_count, content_sha FROM conversations WHERE id = ?", (conv_id,)
+    ).fetchone()
+    return None if row is None else Stored(*row)
+
+
+def put(ledger: Ledger, c: NewConversation, now: str) -> None:
+    """Insert `c`, or update the stored conversation of that id to it."""
+    ledger.db.execute(
+        "INSERT INTO conversations(id, hash8, source, file, parent_id, title, created_at, "
+        "updated_at, message_count, content_sha, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+        "ON CONFLICT(id) DO UPDATE SET file=excluded.file, source=excluded.source, "
+        "parent_id=excluded.parent_id, title=excluded.title, created_at=excluded.created_at, "
+        "updated_at=excluded.updated_at, message_count=excluded.message_count, "
+        "content_sha=excluded.content_sha, ingested_at=excluded.ingested_at",
+        (
+            c.id,
+            c.hash8,
+            c.source,
+            c.file,
+            c.parent_id,
+            c.title,
+            c.created_at,
+            c.updated_at,
+            c.message_count,
+            c.content_sha,
+            now,
+        ),
+    )
+
+
+def held_by(ledger: Ledger, path: str) -> set[str]:
+    """The ids of the conversations the file `path` holds a copy of."""
+    return {
+        row[0]
+        for row in ledger.db.execute(
+            "SELECT conv_id FROM file_conversations WHERE path = ?", (path,)
+        )
+    }
+
+
+def release_file(ledger: Ledger, path: str) -> None:
+    """Forget which conversations `path` holds (before reading it again)."""
+    ledger.db.execute("DELETE FROM file_conversations WHERE path = ?", (path,))
+
+
+def hold(ledger: Ledger, path: str, conv_id: str, message_count: int, content_sha: str) -> None:
+    """Record that `path` holds a copy of `conv_id` of that length and digest."""
+    ledger.db.execute(
+        "INSERT OR REPLACE INTO file_conversations(path, conv_id, message_count, content_sha) "
+        "VALUES (?, ?, ?, ?)",
+        (path, conv_id, message_count, content_sha),
+    )
+
+
+def in_file(ledger: Ledger, path: str) -> list[str]:
+    """The ids of the conversations whose fullest copy is `path`."""
+    return [
+        row[0] for row in ledger.db.execute("SELECT id FROM conversations WHERE file = ?", (path,))
+    ]
+
+
+def fullest_holder(ledger: Ledger, conv_id: str) -> str | None:
+    """The file holding the longest copy of `conv_id` (ties: the first path)."""
+    row = ledger.db.execute(
+        "SELECT path FROM file_conversations WHERE conv_id = ? "
+        "ORDER BY message_count DESC, path LIMIT 1",
+        (conv_id,),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def move_to(ledger: Ledger, conv_id: str, path: str) -> None:
+    ledger.db.execute("UPDATE conversations SET file = ? WHERE id = ?", (path, conv_id))
+
+
+def messages(ledger: Ledger, conv_id: str, below: int | None = None) -> Iterator[StoredMessage]:
+    """The stored messages of `conv_id` in order (only positions < `below` when given)."""
+    if below is None:
+        rows = ledger.db.execute(
+            "SELECT role, text, ts FROM messages WHERE conv_id = ? ORDER BY position", (conv_id,)
+        )
+    else:
+        rows = ledger.db.execute(
+            "SELECT role, text, ts FROM messages WHERE conv_id = ? AND position < ? "
+            "ORDER BY position",
+            (conv_id, below),
+        )
+    return (StoredMessage(*row) for row in rows)
+
+
+def rewrite_messages(ledger: Ledger, conv_id: str, changed: Sequence[tuple[int, Message]]) -> None:
+    """Overwrite the messages at the given positions."""
+    ledger.db.executemany(
+        "UPDATE messages SET role=?, text=?, ts=? WHERE conv_id=? AND position=?",
+        [(m.role, m.text, m.timestamp, conv_id, i) for i, m in changed],
+    )
+
+
+def add_messages(ledger: Ledger, conv_id: str, start: int, new: Sequence[Message]) -> None:
+    """Store `new` at positions `start`, `start` + 1, ..."""
+    ledger.db.executemany(
+        "INSERT INTO messages(conv_id, position, role, text, ts) VALUES (?,?,?,?,?)",
+        [(conv_id, i, m.role, m.text, m.timestamp) for i, m in enumerate(new, start=start)],
+    )
+
+
+def truncate_messages(ledger: Ledger, conv_id: str, count: int) -> None:
+    """Drop the messages at positions >= `count`."""
+    ledger.db.execute("DELETE FROM messages WHERE conv_id = ? AND position >= ?", (conv_id, count))
+
+
+def by_source(ledger: Ledger) -> list[SourceCount]:
+    """Conversations and messages per source, by source name."""
+    return [
+        SourceCount(*row)
+        for row in ledger.db.execute(
+            "SELECT source, COUNT(*), COALESCE(SUM(message_count), 0) "
+            "FROM conversations GROUP BY source ORDER BY source"
+        )
+    ]
+
+
+def holdings(ledger: Ledger) -> list[Holding]:
+    """Every file's copy of every conversation, by path."""
+    return [
+        Holding(*row)
+        for row in ledger.db.execute(
+            "SELECT fc.path, fc.conv_id, fc.message_count, fc.content_sha, c.file, c.content_sha "
+            "FROM file_conversations fc JOIN conversations c ON c.id = fc.conv_id "
+            "ORDER BY fc.path"
+        )
+    ]

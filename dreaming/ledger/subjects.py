@@ -1,0 +1,101 @@
+"""The pipeline's subjects: the things chunks are about, and where each one lives.
+
+Not the article index: a subject is a name the pipeline extracted, which may
+have an article of its own, fold into another's (a redirect) or stay captured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from dreaming.ledger.connection import Ledger
+
+SubjectStatus = Literal["candidate", "article", "captured", "redirect"]
+"""candidate: seen, no home yet; article: has its own; captured: its chunks wait in
+`_captured`; redirect: folded into another subject's article."""
+SUBJECT_STATUSES: tuple[SubjectStatus, ...] = get_args(SubjectStatus)
+
+RedirectReason = Literal["folded", "captured"]
+
+_SELECT = "SELECT name, display, status, article_stem, first_seen FROM subjects"
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    name: str
+    """Canonical: the key every surface form of it resolves to."""
+    display: str
+    status: SubjectStatus
+    article_stem: str | None
+    """Its own article's stem; set exactly when status is `article`."""
+    first_seen: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    chunk_id: str
+    subject: str
+    surface: str
+    """The name as the chunk wrote it."""
+    is_main: bool
+
+
+def add(ledger: Ledger, name: str, display: str, now: str) -> Subject:
+    """The subject `name`, made a candidate if it is new."""
+    ledger.db.execute(
+        "INSERT INTO subjects(name, display, first_seen) VALUES (?, ?, ?) "
+        "ON CONFLICT(name) DO NOTHING",
+        (name, display, now),
+    )
+    return Subject(*ledger.db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone())
+
+
+def get(ledger: Ledger, name: str) -> Subject | None:
+    row = ledger.db.execute(f"{_SELECT} WHERE name = ?", (name,)).fetchone()
+    return None if row is None else Subject(*row)
+
+
+def set_status(
+    ledger: Ledger, name: str, status: SubjectStatus, article_stem: str | None = None
+) -> None:
+    ledger.db.execute(
+        "UPDATE subjects SET status = ?, article_stem = ? WHERE name = ?",
+        (status, article_stem, name),
+    )
+
+
+def mention(ledger: Ledger, m: Mention) -> None:
+    """Record that a chunk names a subject (the first surface form seen is kept)."""
+    ledger.db.execute(
+        "INSERT INTO chunk_subjects(chunk_id, subject, surface, is_main) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(chunk_id, subject) DO UPDATE SET is_main = max(is_main, excluded.is_main)",
+        (m.chunk_id, m.subject, m.surface, int(m.is_main)),
+    )
+
+
+def mentions_in(ledger: Ledger, chunk_id: str) -> list[Mention]:
+    """The subjects a chunk names, main subjects first."""
+    return [
+        Mention(row[0], row[1], row[2], bool(row[3]))
+        for row in ledger.db.execute(
+            "SELECT chunk_id, subject, surface, is_main FROM chunk_subjects "
+            "WHERE chunk_id = ? ORDER BY is_main DESC, subject",
+            (chunk_id,),
+        )
+    ]
+
+
+def redirect(ledger: Ledger, name: str, target_stem: str, reason: RedirectReason, now: str) -> None:
+    """Send `name` to the article `target_stem` from now on."""
+    ledger.db.execute(
+        "INSERT INTO subject_redirects(subject, target_stem, reason, created_at) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT(subject) DO UPDATE SET "
+        "target_stem = excluded.target_stem, reason = excluded.reason",
+        (name, target_stem, reason, now),
+    )
+
+
+def redirects(ledger: Ledger) -> dict[str, str]:
+    """Every redirected subject and the stem it resolves to."""
+    return dict(ledger.db.execute("SELECT subject, target_stem FROM subject_redirects").fetchall())

@@ -1,0 +1,77 @@
+"""`work`: one row per (stage, unit) a stage has handled, keyed by a digest of its input.
+
+A stage hashes everything a unit's output depends on (its text, the policy
+pages and prompt it reads, the model); a unit is done when a `done` row holds
+that same hash. So "nothing new" is one query and zero model calls, and a unit
+whose input changed, that failed, or whose edit the gate rejected is simply
+not done and is taken up again on the next run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from dreaming.ledger.connection import Ledger
+
+WorkStatus = Literal["done", "failed", "rejected"]
+"""done: output stored; failed: an error stopped it; rejected: the gate refused its edit."""
+WORK_STATUSES: tuple[WorkStatus, ...] = get_args(WorkStatus)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItem:
+    stage: str
+    unit: str
+    input_hash: str
+    status: WorkStatus
+    attempts: int
+    """Tries with this input: a changed input starts again at 1."""
+    last_error: str | None
+    run_id: str | None
+    updated_at: str
+
+
+def record(
+    ledger: Ledger,
+    stage: str,
+    unit: str,
+    input_hash: str,
+    status: WorkStatus,
+    *,
+    run_id: str | None,
+    now: str,
+    error: str | None = None,
+) -> None:
+    """Record how handling `unit` with this input went."""
+    ledger.db.execute(
+        "INSERT INTO work(stage, unit, input_hash, status, attempts, last_error, run_id, "
+        "updated_at) VALUES (?, ?, ?, ?, 1, ?, ?, ?) "
+        "ON CONFLICT(stage, unit) DO UPDATE SET "
+        "attempts = CASE WHEN work.input_hash = excluded.input_hash "
+        "THEN work.attempts + 1 ELSE 1 END, "
+        "input_hash = excluded.input_hash, status = excluded.status, "
+        "last_error = excluded.last_error, run_id = excluded.run_id, "
+        "updated_at = excluded.updated_at",
+        (stage, unit, input_hash, status, error, run_id, now),
+    )
+
+
+def todo(ledger: Ledger, stage: str, inputs: Mapping[str, str]) -> list[str]:
+    """The units of `inputs` (unit -> input hash) not done with that input, in its order."""
+    done = dict(
+        ledger.db.execute(
+            "SELECT unit, input_hash FROM work WHERE stage = ? AND status = 'done'", (stage,)
+        ).fetchall()
+    )
+    return [unit for unit, digest in inputs.items() if done.get(unit) != digest]
+
+
+def get(ledger: Ledger, stage: str, unit: str) -> WorkItem | None:
+    row = ledger.db.execute(
+        "SELECT stage, unit, input_hash, status, attempts, last_error, run_id, updated_at "
+        "FROM work WHERE stage = ? AND unit = ?",
+        (stage, unit),
+    ).fetchone()
+    return None if row is None else WorkItem(*row)
