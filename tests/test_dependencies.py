@@ -6,6 +6,7 @@ import ast
 import re
 import sys
 import tomllib
+from collections.abc import Mapping
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -58,14 +59,14 @@ def third_party(names: set[str]) -> set[str]:
     return {n for n in names if n not in sys.stdlib_module_names and n not in OWN}
 
 
-def distributions(name: str, mapping: dict[str, list[str]]) -> set[str]:
+def distributions(name: str, mapping: Mapping[str, list[str]]) -> set[str]:
     if name in NOT_INSTALLED:
         return {norm(NOT_INSTALLED[name])}
     return {norm(d) for d in mapping.get(name, [])}
 
 
 def problems(
-    imports: set[str], runtime: set[str], tools: set[str], mapping: dict[str, list[str]]
+    imports: set[str], runtime: set[str], tools: set[str], mapping: Mapping[str, list[str]]
 ) -> list[str]:
     found: list[str] = []
     used: set[str] = set()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -80,13 +81,13 @@ def test_a_lock_released_during_the_retries_lets_the_commit_through(
 ) -> None:
     lock = vault.root / ".git" / "index.lock"
     lock.write_text("")
-    real_sleep = gitops.time.sleep
+    real_sleep = time.sleep
 
     def release(seconds: float) -> None:
         lock.unlink(missing_ok=True)
         real_sleep(0)
 
-    monkeypatch.setattr(gitops.time, "sleep", release)
+    monkeypatch.setattr(time, "sleep", release)
     page = vault.articles / "Thing.md"
     page.write_text("# Thing\n")
     assert VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1") is not None

@@ -145,7 +145,7 @@ def test_a_cut_off_file_unchanged_for_long_is_reported_truncated(
     ingest(vault, ledger)
     (failed,) = status(ledger)["failed"]
     assert failed["file"] == "Raw/s.jsonl"
-    assert "truncated" in failed["reason"]
+    assert "truncated" in (failed["reason"] or "")
 
 
 def test_a_file_deleted_from_raw_is_forgotten_but_its_conversation_kept(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import tracemalloc
@@ -165,7 +166,7 @@ def test_a_memory_error_in_one_file_fails_only_that_file(
 
     drop(vault, "a.md", chat("hi", "hello"))
     drop(vault, "b.md", chat("boom", "x"))
-    real = ingest_module.read_transcript
+    real = read_transcript
 
     def exploding(path: Path, *args: object, **kwargs: object) -> object:
         if path.name == "b.md":
@@ -356,7 +357,7 @@ def test_a_concurrent_ingest_reports_what_this_one_did(vault: Vault, ledger: Led
     real = ledger.transaction
 
     @contextmanager
-    def other_ingest_first() -> Iterator[object]:
+    def other_ingest_first() -> Iterator[sqlite3.Connection]:
         with Ledger(vault.ledger_path) as other:
             ingest(vault, other)
         with real() as db:

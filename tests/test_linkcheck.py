@@ -47,7 +47,7 @@ class _Targets(HTMLParser):
 def rendered_targets(markdown: str) -> list[str]:
     """Every href and src in mistune's HTML for `markdown`, entities decoded."""
     parser = _Targets()
-    parser.feed(_render(markdown))
+    parser.feed(str(_render(markdown)))
     return parser.found
 
 

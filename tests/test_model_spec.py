@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model import DEFAULT_MODEL, RecordSpec, parse_spec
+from dreaming.model import DEFAULT_MODEL, ModelSpec, RecordSpec, parse_spec
 
 
 def test_default_model_is_the_default_preset_on_mlx() -> None:
@@ -36,14 +36,20 @@ def test_simple_kinds(text: str, kind: str, target: str) -> None:
     assert str(spec) == text.strip()
 
 
+def plain(text: str) -> ModelSpec:
+    spec = parse_spec(text)
+    assert isinstance(spec, ModelSpec)
+    return spec
+
+
 def test_openai_with_and_without_model_name() -> None:
-    spec = parse_spec("openai:http://127.0.0.1:8080/#qwen2.5-coder:1.5b")
+    spec = plain("openai:http://127.0.0.1:8080/#qwen2.5-coder:1.5b")
     assert (spec.kind, spec.target, spec.model) == (
         "openai",
         "http://127.0.0.1:8080",
         "qwen2.5-coder:1.5b",
     )
-    assert parse_spec("openai:https://box.lan/v1").model is None
+    assert plain("openai:https://box.lan/v1").model is None
 
 
 def test_record_wraps_an_inner_spec() -> None:
@@ -98,7 +104,7 @@ def test_malformed_openai_addresses_fail_in_one_line(url: str) -> None:
 
 def test_ipv6_and_padded_openai_addresses_are_accepted() -> None:
     assert parse_spec("openai:http://[::1]:8080/v1").target == "http://[::1]:8080/v1"
-    spec = parse_spec("openai:http://127.0.0.1:8080/ # qwen")
+    spec = plain("openai:http://127.0.0.1:8080/ # qwen")
     assert (spec.target, spec.model) == ("http://127.0.0.1:8080", "qwen")
 
 
