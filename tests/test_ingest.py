@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import TranscriptError
-from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
 from dreaming.status import status
 from dreaming.vault import Vault
+from stages.ingest import ingest
 from tests.support import raw_note
 
 # One Claude Code record; a file ending in half of one is still being written.

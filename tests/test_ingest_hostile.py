@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
 from dreaming.raw import read_transcript
 from dreaming.raw.types import Conversation
 from dreaming.status import status
 from dreaming.vault import Vault
+from stages.ingest import ingest
 from tests.support import raw_note
 from tests.test_cli import dreaming
 
@@ -162,7 +162,7 @@ def test_the_cli_takes_the_limit_from_the_vault_settings(tmp_path: Path) -> None
 def test_a_memory_error_in_one_file_fails_only_that_file(
     vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dreaming.ingest as ingest_module
+    import stages.ingest as ingest_module
 
     drop(vault, "a.md", chat("hi", "hello"))
     drop(vault, "b.md", chat("boom", "x"))
@@ -192,7 +192,7 @@ def test_a_lone_surrogate_escape_fails_nothing(vault: Vault, ledger: Ledger) -> 
 def test_a_file_that_fails_to_store_fails_alone(
     vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dreaming.ingest as ingest_module
+    import stages.ingest as ingest_module
 
     drop(vault, "a.md", chat("hi", "hello"))
     drop(vault, "b.md", chat("boom", "x"))

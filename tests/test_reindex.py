@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from dreaming.article.document import build
 from dreaming.article.markup import Footnote
-from dreaming.ingest import ingest
 from dreaming.ledger import Ledger
 from dreaming.reindex import reindex
 from dreaming.vault import Vault
+from stages.ingest import ingest
 from tests.support import raw_note
 
 CITE = Footnote(1, "0a1b2c3d", "2026-01-02", "raw", "bread talk")

@@ -9,7 +9,6 @@ from click.testing import CliRunner
 
 from dreaming.accounting import metered
 from dreaming.config import load_settings
-from dreaming.ingest import ingest
 from dreaming.ledger import Ledger, runs
 from dreaming.model import load
 from dreaming.status import (
@@ -22,6 +21,7 @@ from dreaming.status import (
     UsageDoc,
 )
 from dreaming.vault import Vault
+from stages.ingest import ingest
 from tests.support import raw_note
 from watcher.cli import cli
 

@@ -93,7 +93,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from dreaming.ingest import ingest as run_ingest
+    from stages.ingest import ingest as run_ingest
 
     app = _app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024

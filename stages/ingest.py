@@ -25,9 +25,9 @@ from dreaming.ledger.raw_files import RawFile
 from dreaming.raw import read_transcript, too_large
 from dreaming.raw.common import MAX_BYTES
 from dreaming.raw.types import Conversation, content_id
-from dreaming.rawfiles import import_into_raw, leaves_vault, not_a_candidate, sha256
-from dreaming.rawfiles import raw_files as raw_paths
 from dreaming.vault import Vault
+from dreaming.vault.raw_folder import import_into_raw, leaves_vault, not_a_candidate, sha256
+from dreaming.vault.raw_folder import raw_files as raw_paths
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
