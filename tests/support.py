@@ -13,6 +13,7 @@ import pytest
 
 if TYPE_CHECKING:
     from dreaming.model import TextModel
+    from dreaming.vault import Vault
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"
@@ -56,3 +57,14 @@ class Answer:
 
 # What the conftest `scripted_model` fixture gives: answers in, a loaded model out.
 ScriptedModelFactory = Callable[[Iterable[Answer]], "TextModel"]
+
+
+def drop(vault: Vault, name: str, text: str | bytes) -> Path:
+    """A file dropped into the vault's Raw/, as a person (or a copy) puts it there."""
+    path = vault.raw / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, str):
+        path.write_text(text, encoding="utf-8")
+    else:
+        path.write_bytes(text)
+    return path

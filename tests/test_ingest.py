@@ -10,7 +10,7 @@ from dreaming.ledger import Ledger
 from dreaming.status import status
 from dreaming.vault import Vault
 from stages.ingest import ingest
-from tests.support import raw_note
+from tests.support import drop, raw_note
 
 # One Claude Code record; a file ending in half of one is still being written.
 CLAUDE_LINE = (
@@ -19,16 +19,6 @@ CLAUDE_LINE = (
     '"message":{"role":"user","content":"hello"}}\n'
 )
 TALK = raw_note(("user", "How do I keep bread fresh?"), ("assistant", "Freeze it in slices."))
-
-
-def drop(vault: Vault, name: str, text: str | bytes) -> Path:
-    path = vault.raw / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, str):
-        path.write_text(text, encoding="utf-8")
-    else:
-        path.write_bytes(text)
-    return path
 
 
 def messages(ledger: Ledger) -> list[tuple[str, str]]:

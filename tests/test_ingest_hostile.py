@@ -19,20 +19,10 @@ from dreaming.raw.types import Conversation
 from dreaming.status import status
 from dreaming.vault import Vault
 from stages.ingest import ingest
-from tests.support import raw_note
+from tests.support import drop, raw_note
 from tests.test_cli import dreaming
 
 SESSION = "11111111-2222-3333-4444-555555555555"
-
-
-def drop(vault: Vault, name: str, text: str | bytes) -> Path:
-    path = vault.raw / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, str):
-        path.write_text(text, encoding="utf-8")
-    else:
-        path.write_bytes(text)
-    return path
 
 
 def chat(*texts: str) -> str:
