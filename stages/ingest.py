@@ -292,6 +292,12 @@ def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> s
     row = conversations.get(ledger, candidate)
     if row is None or row.file == rel or _same_lineage(ledger, candidate, row, conv):
         return candidate
+    if not conv.own_id:
+        # An exact copy is the same chat: a renamed file keeps the id its old name minted.
+        sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
+        twin = conversations.with_content(ledger, conv.source, sha)
+        if twin is not None:
+            return twin
     return content_id(conv.source, candidate, rel)
 
 

@@ -51,6 +51,17 @@ def test_chats_that_open_alike_stay_distinct(vault: Vault, ledger: Ledger) -> No
     assert len(conversation_texts(ledger)) == 4
 
 
+def test_a_renamed_chat_keeps_its_conversation(vault: Vault, ledger: Ledger) -> None:
+    drop(vault, "a.md", chat("hello", "Bread stays fresh frozen."))
+    second = drop(vault, "b.md", chat("hello", "Cars need oil."))
+    ingest(vault, ledger)
+    before = {row["id"] for row in ledger.db.execute("SELECT id FROM conversations")}
+    second.rename(vault.raw / "renamed.md")
+    ingest(vault, ledger)
+    after = {row["id"] for row in ledger.db.execute("SELECT id FROM conversations")}
+    assert after == before
+
+
 def test_markdown_chats_that_open_alike_stay_distinct(vault: Vault, ledger: Ledger) -> None:
     for n in range(3):
         drop(vault, f"c{n}.md", f"**User:** hello\n\n**Assistant:** answer {n}\n")

@@ -83,6 +83,15 @@ def get(ledger: Ledger, conv_id: str) -> Stored | None:
     return None if row is None else Stored(*row)
 
 
+def with_content(ledger: Ledger, source: str, content_sha: str) -> str | None:
+    """The id of a stored conversation of `source` with exactly these messages, if any."""
+    row = ledger.db.execute(
+        "SELECT id FROM conversations WHERE source = ? AND content_sha = ? ORDER BY id LIMIT 1",
+        (source, content_sha),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def put(ledger: Ledger, c: NewConversation, now: str) -> None:
     """Insert `c`, or update the stored conversation of that id to it."""
     ledger.db.execute(
