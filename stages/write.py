@@ -108,7 +108,7 @@ class Writer:
         self._pending: dict[str, _Pending] = {}
 
     def write(self, edit: Edit) -> Outcome:
-        """Apply `edit`, or say in one line why it is a NO-OP; never raises for one edit."""
+        """Apply `edit`, or say in one line why not; a fault of this edit alone never raises."""
         try:
             target = resolve(self._vault, edit.target)
         except UnsafePathError as e:
