@@ -168,3 +168,74 @@ def test_a_path_outside_the_vault_is_refused_in_one_line(vault: Vault, tmp_path:
     outside.write_text("x\n")
     with pytest.raises(UnsafePathError, match="outside the vault"):
         VaultRepo(vault.root).commit_pipeline([outside], "x", "r1")
+
+
+def test_a_blob_commit_holds_our_bytes_and_a_later_save_stays_the_persons(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    ours = b"# Thing\n\nPipeline text.\n"
+    page.write_bytes(ours)
+    page.write_bytes(b"# Thing\n\nThe person's save, after our write.\n")
+    sha = repo.commit_pipeline_blobs({page: ours}, "create Thing", "r1")
+    assert sha is not None
+    assert git(vault, "show", f"{sha}:articles/Thing.md").encode() == ours
+    assert git(vault, "log", "-1", "--format=%an", sha) == "dreaming\n"
+    assert git(vault, "status", "--porcelain") == " M articles/Thing.md\n"
+    person = repo.commit_person([page], "Edit by you: Thing")
+    assert person is not None
+    assert "after our write" in git(vault, "show", f"{person}:articles/Thing.md")
+    assert git(vault, "log", "-1", "--format=%an", person) != "dreaming\n"
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_blob_commit_of_several_files_is_one_commit(vault: Vault) -> None:
+    a, b = vault.articles / "A.md", vault.log / "night.md"
+    a.write_bytes(b"# A\n")
+    b.write_bytes(b"report\n")
+    VaultRepo(vault.root).commit_pipeline_blobs({a: b"# A\n", b: b"report\n"}, "night", "r1")
+    changed = git(vault, "show", "--name-only", "--format=", "HEAD").split()
+    assert changed == ["Log/night.md", "articles/A.md"]
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_blob_commit_that_changes_nothing_makes_no_commit(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_bytes(b"# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "r1")
+    head = git(vault, "rev-parse", "HEAD")
+    assert repo.commit_pipeline_blobs({page: b"# Thing\n"}, "again", "r2") is None
+    assert git(vault, "rev-parse", "HEAD") == head
+
+
+def test_a_blob_commit_keeps_the_persons_staged_work_and_an_executable_bit(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    tool = vault.root / "tool.md"
+    tool.write_bytes(b"v1\n")
+    tool.chmod(0o755)
+    repo.commit_person([tool], "add tool")
+    mine = vault.root / "NOTES.md"
+    mine.write_text("my notes\n")
+    git(vault, "add", "NOTES.md")
+    tool.write_bytes(b"v2\n")
+    repo.commit_pipeline_blobs({tool: b"v2\n"}, "update tool", "r1")
+    assert git(vault, "ls-tree", "HEAD", "tool.md").startswith("100755 ")
+    assert "NOTES.md" in git(vault, "diff", "--cached", "--name-only")
+    assert "tool.md" not in git(vault, "status", "--porcelain")
+
+
+def test_a_blob_commit_outside_the_vault_is_refused(vault: Vault, tmp_path: Path) -> None:
+    with pytest.raises(UnsafePathError, match="outside the vault"):
+        VaultRepo(vault.root).commit_pipeline_blobs({tmp_path / "x.md": b"x"}, "x", "r1")
+
+
+def test_committed_says_whether_head_holds_exactly_these_bytes(vault: Vault) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    assert repo.committed(page, None)
+    page.write_bytes(b"# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "r1")
+    assert repo.committed(page, b"# Thing\n")
+    assert not repo.committed(page, b"# Thing\n\nMore.\n")
+    assert not repo.committed(page, None)
+    assert not repo.committed(vault.articles, b"")

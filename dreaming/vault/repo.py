@@ -1,18 +1,21 @@
 """Git for the vault: pipeline commits and a person's edits, never mixed.
 
 Pipeline commits carry a `Dreaming-Run: <id>` trailer and contain only the
-files the pipeline wrote. Before the pipeline writes a file that the person
-has edited but not committed, that edit is committed on its own first, so
-history always shows who wrote what. `.dreaming/` is never committed.
+files the pipeline wrote, with the bytes it wrote (`commit_pipeline_blobs`):
+a person's save that lands between our write and our commit stays their own
+change. Before the pipeline writes a file that the person has edited but not
+committed, that edit is committed on its own first, so history always shows
+who wrote what. `.dreaming/` is never committed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -111,16 +114,53 @@ class VaultRepo:
         rels = self.dirty_paths(paths)
         if not rels:
             return None
-        body = f"{message}\n\n{RUN_TRAILER}: {run_id}\n"
-        return self._commit(rels, body, PIPELINE_AUTHOR)
+        return self._commit(rels, _with_trailer(message, run_id), PIPELINE_AUTHOR)
 
-    def _commit(self, rels: list[str], message: str, author: git.Actor) -> str:
-        """Commit `rels` as they are on disk, touching the person's index only on success.
+    def commit_pipeline_blobs(
+        self, writes: Mapping[Path, bytes], message: str, run_id: str
+    ) -> str | None:
+        """Commit `writes` (path → the bytes we wrote there) as the work of run `run_id`.
+
+        The commit holds these bytes whatever the files hold now, so a person's
+        save that landed after our write is never in it: it shows as their
+        uncommitted change, for `commit_person`. None when nothing changes.
+        """
+        blobs = {self._rel(path): data for path, data in writes.items()}
+        if not blobs:
+            return None
+        return self._commit(list(blobs), _with_trailer(message, run_id), PIPELINE_AUTHOR, blobs)
+
+    def committed(self, path: Path, data: bytes | None) -> bool:
+        """Whether HEAD holds exactly `data` at `path` (None: no file there).
+
+        A cheap look without a git process; False whenever unsure (a filter
+        between disk and repository, another hash), which only costs a check.
+        """
+        head = self._head()
+        if head is None:
+            return data is None
+        try:
+            blob = self.repo.commit(head).tree / self._rel(path)
+        except KeyError:
+            return data is None
+        if data is None or blob.type != "blob":
+            return False
+        header = f"blob {len(data)}\0".encode()
+        return bool(blob.hexsha == hashlib.sha1(header + data, usedforsecurity=False).hexdigest())
+
+    def _commit(
+        self,
+        rels: list[str],
+        message: str,
+        author: git.Actor,
+        blobs: Mapping[str, bytes] | None = None,
+    ) -> str | None:
+        """Commit `rels`, as on disk or as `blobs` gives them; the index changes only on success.
 
         The commit is built in a scratch index from HEAD, so a failure anywhere
         leaves the index exactly as it was: nothing of ours ends up staged for
         the person's next commit. The real index is locked as git locks it, and
-        only the committed paths' entries change.
+        only the committed paths' entries change. None when the tree is HEAD's.
         """
         self.check_ready()
         with self._index_lock() as index:
@@ -129,8 +169,13 @@ class VaultRepo:
                 scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
                 if parent:
                     self._git("read-tree", parent, env=scratch)
-                self._git("update-index", "--add", "--remove", "--", *rels, env=scratch)
+                if blobs is None:
+                    self._git("update-index", "--add", "--remove", "--", *rels, env=scratch)
+                else:
+                    self._stage_blobs(blobs, Path(tmp), scratch)
                 tree = self._git("write-tree", env=scratch).strip()
+                if parent and tree == self._git("rev-parse", f"{parent}^{{tree}}").strip():
+                    return None
                 text = Path(tmp) / "message"
                 text.write_text(message.rstrip("\n") + "\n", encoding="utf-8")
                 sha = self._commit_tree(tree, parent, text, author)
@@ -139,6 +184,24 @@ class VaultRepo:
             self._git("update-ref", "-m", f"{kind}: {subject}", "HEAD", sha, parent or "")
             self._git("reset", "-q", sha, "--", *rels, env={"GIT_INDEX_FILE": str(index)})
         return sha
+
+    def _stage_blobs(self, blobs: Mapping[str, bytes], tmp: Path, scratch: dict[str, str]) -> None:
+        """Put `blobs` into the scratch index, each file keeping the mode HEAD gave it."""
+        listed = self._git("ls-files", "-s", "-z", "--", *blobs, env=scratch)
+        modes = {
+            entry.split("\t", 1)[1]: entry.split(" ", 1)[0]
+            for entry in listed.split("\0")
+            if "\t" in entry
+        }
+        entries: list[str] = []
+        for n, (rel, data) in enumerate(blobs.items()):
+            held = tmp / f"blob-{n}"
+            held.write_bytes(data)
+            # --path: the same filters (line endings, attributes) as `git add` of that file.
+            sha = self._git("hash-object", "-w", f"--path={rel}", "--", str(held)).strip()
+            mode = "100755" if modes.get(rel) == "100755" else "100644"
+            entries += ["--cacheinfo", f"{mode},{sha},{rel}"]
+        self._git("update-index", "--add", *entries, env=scratch)
 
     def _commit_tree(self, tree: str, parent: str | None, message: Path, author: git.Actor) -> str:
         env = {
@@ -246,6 +309,10 @@ class VaultRepo:
                 if lock is not None:
                     raise GitError(_lock_message(self.root / lock)) from e
                 raise GitError(f"{self.root}: git {args[0]} failed: {git_said(e)}") from e
+
+
+def _with_trailer(message: str, run_id: str) -> str:
+    return f"{message}\n\n{RUN_TRAILER}: {run_id}\n"
 
 
 def _lock_message(lock: Path) -> str:
