@@ -8,6 +8,7 @@ parses with that format's reader, then redacts. It returns a `ReadResult` or rai
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import os
@@ -312,29 +313,42 @@ class _Stream:
         self.size = 0
 
     def lines(self) -> Iterator[str]:
-        ended_line = False
-        for raw in self.f:
-            self.sha.update(raw)
+        """The file's lines without their "\n" (the last one "" when the file ends in
+        one), as splitting the whole text would give them. Blocks, not lines, are read,
+        hashed and decoded: per-line work in Python costs more than the JSON parse."""
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        pending = ""
+        for block in iter(lambda: self.f.read(_BLOCK), b""):
+            self.sha.update(block)
             start = self.size
-            self.size += len(raw)
-            ended_line = raw.endswith(b"\n")
-            body = raw[3:] if start == 0 and raw.startswith(b"\xef\xbb\xbf") else raw
+            self.size += len(block)
+            if start == 0 and block.startswith(b"\xef\xbb\xbf"):
+                block = block[3:]
+                start = 3
             try:
-                line = body.decode("utf-8")
+                text = pending + decoder.decode(block)
             except UnicodeDecodeError as e:
-                if not ended_line and e.start >= len(body) - 3:
-                    raise IncompleteTranscript(
-                        self.path,
-                        "file ends inside a character (still being copied?); it will be retried",
-                    ) from None
-                raise TranscriptError(
-                    self.path,
-                    f"not UTF-8 text (invalid byte at offset {start + e.start}); "
-                    "re-export the transcript as UTF-8 or delete the file",
-                ) from None
-            yield line.removesuffix("\n")
-        if ended_line:
-            yield ""  # what splitting the whole text on newlines gives: the last line is complete
+                raise self._not_utf8(start + e.start) from None
+            *complete, pending = text.split("\n")
+            yield from complete
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise IncompleteTranscript(
+                self.path, "file ends inside a character (still being copied?); it will be retried"
+            ) from None
+        if self.size:
+            yield pending
+
+    def _not_utf8(self, offset: int) -> TranscriptError:
+        return TranscriptError(
+            self.path,
+            f"not UTF-8 text (invalid byte at offset {offset}); "
+            "re-export the transcript as UTF-8 or delete the file",
+        )
+
+
+_BLOCK = 1 << 16
 
 
 def _read_stream(path: Path, source: str, f: BinaryIO) -> ReadResult:
@@ -411,7 +425,18 @@ def _opt(text: str | None) -> str | None:
     return None if text is None else _storable(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _storable_conversation(conv: Conversation) -> Conversation:
+    texts = (conv.source_id, conv.parent_id, conv.title, conv.created_at, conv.updated_at)
+    if not any(
+        _SURROGATE.search(t) for t in (*(t for t in texts if t), *conv.meta, *conv.meta.values())
+    ) and not any(
+        _SURROGATE.search(m.text) or (m.timestamp and _SURROGATE.search(m.timestamp))
+        for m in conv.messages
+    ):
+        return conv
     return replace(
         conv,
         source_id=_storable(conv.source_id),
