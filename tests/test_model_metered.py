@@ -15,6 +15,7 @@ from dreaming.model import (
     TextModel,
     Usage,
 )
+from dreaming.model.constraint import Constraint
 
 
 class FakeModel:
@@ -27,7 +28,13 @@ class FakeModel:
         self.calls: list[str] = []
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         self.calls.append(user)
         if user == self.fail_on:

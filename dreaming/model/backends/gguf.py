@@ -28,6 +28,7 @@ from dreaming.model.base import (
     finished_text,
     one_line,
 )
+from dreaming.model.constraint import Constraint
 
 CONTEXT_TOKENS = 8192
 """Prompt + answer tokens per call; our units are small, and memory is per token."""
@@ -119,7 +120,13 @@ class GGUFModel:
         return tokens
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         with self._lock:
             self._ensure_loaded()

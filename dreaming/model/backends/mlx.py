@@ -13,8 +13,11 @@ import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from dreaming.errors import ModelError
 from dreaming.model.backends.blas import import_mlx
@@ -24,9 +27,11 @@ from dreaming.model.base import (
     Locate,
     Usage,
     common_prefix,
+    constrained,
     finished_text,
     one_line,
 )
+from dreaming.model.constraint import Constraint, TokenChooser
 
 MAX_STAGE_CACHES = 8
 """Stages whose prefix cache is kept (LRU); one per pipeline stage is enough."""
@@ -50,6 +55,7 @@ class MlxModel:
         self._tokenizer: Any = None
         self._stages: OrderedDict[str, _StageCache] = OrderedDict()
         self._system_turns: bool | None = None
+        self._pieces: dict[int, str] = {}
         self._lock = threading.Lock()
 
     @property
@@ -82,6 +88,7 @@ class MlxModel:
         with self._lock:
             self._model = self._tokenizer = None
             self._stages.clear()
+            self._pieces.clear()
             self._system_turns = None
             gc.collect()
             if "mlx.core" in sys.modules:
@@ -102,11 +109,17 @@ class MlxModel:
         return ids
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         with self._lock:
             self._ensure_loaded()
-            return self._complete(stage, system, user)
+            return self._complete(stage, system, user, constraint)
 
     def _stage_cache(self, stage: str) -> _StageCache:
         from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache
@@ -119,7 +132,15 @@ class MlxModel:
             self._stages.popitem(last=False)
         return entry
 
-    def _complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def _piece(self, token: int) -> str:
+        piece = self._pieces.get(token)
+        if piece is None:
+            piece = self._pieces[token] = str(self._tokenizer.decode([token]))
+        return piece
+
+    def _complete(
+        self, stage: str, system: str | None, user: str, constraint: Constraint | None
+    ) -> Completion:
         mx = import_mlx()
         from mlx_lm.generate import generate_step
         from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
@@ -134,6 +155,10 @@ class MlxModel:
         if held > reuse:
             trim_prompt_cache(entry.layers, held - reuse)
         eos = self._tokenizer.eos_token_ids
+        processors = None
+        if constraint is not None:
+            chooser = TokenChooser(constraint, self._piece, eos)
+            processors = [_held_to(chooser, len(prompt) - reuse)]
         out: list[int] = []
         stopped = False
         first_token_at: float | None = None
@@ -143,6 +168,7 @@ class MlxModel:
                 self._model,
                 max_tokens=MAX_OUTPUT_TOKENS,
                 prompt_cache=entry.layers,
+                logits_processors=processors,
             ):
                 if first_token_at is None:
                     first_token_at = time.perf_counter()
@@ -170,7 +196,31 @@ class MlxModel:
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = self._tokenizer.decode(out)
-        return finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+        answer = finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+        return constrained(stage, answer, constraint)
+
+
+def _held_to(chooser: TokenChooser, passed: int) -> Callable[[Any, Any], Any]:
+    """An mlx-lm logits processor that leaves only the chooser's token possible.
+
+    mlx-lm hands it every token it has fed the model this call: the `passed` prompt
+    tokens, then each emitted one, which the chooser records before choosing again."""
+    mx = import_mlx()
+    seen = 0
+
+    def process(tokens: Any, logits: Any) -> Any:
+        nonlocal seen
+        generated = int(tokens.size) - passed
+        if generated > seen:
+            seen = generated
+            chooser.accept(int(tokens[-1].item()))
+        if chooser.done:
+            return logits
+        choice = chooser.choose(np.array(logits[0].astype(mx.float32)))
+        keep = mx.arange(logits.shape[-1]) == choice
+        return mx.where(keep, logits, mx.array(-mx.inf, dtype=logits.dtype))
+
+    return process
 
 
 def _supports_system(tokenizer: Any) -> bool:

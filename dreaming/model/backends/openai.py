@@ -24,6 +24,7 @@ from typing import Any
 from dreaming.config import DEFAULT_MODEL
 from dreaming.errors import ModelError
 from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
+from dreaming.model.constraint import Constraint
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds for one whole answer: a 1.5B on a laptop CPU writes ~3 tok/s."""
@@ -85,7 +86,13 @@ class OpenAIModel:
         """The server owns the weights; nothing is held here."""
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         messages = [{"role": "user", "content": user}]
         if system:
