@@ -30,7 +30,7 @@ ANCHOR = Json(
 
 def decode(constraint: Constraint, vocab: list[str], logits_at: object, steps: int = 2000) -> str:
     """Runs a chooser as an engine would: logits in, one token out, until EOS."""
-    chooser = TokenChooser(constraint, lambda t: vocab[t], [EOS])
+    chooser = TokenChooser(constraint, lambda t: vocab[t].encode(), [EOS])
     for step in range(steps):
         token = chooser.choose(logits_at(step))  # type: ignore[operator]
         chooser.accept(token)
@@ -85,6 +85,25 @@ def test_lines_from_any_logits_are_a_name_list(seed: int) -> None:
     names = text.rstrip("\n").split("\n")
     assert 1 <= len(names) <= 5
     assert all(0 < len(n) <= 12 and not n[0].isspace() for n in names)
+
+
+def test_a_character_split_across_tokens_is_judged_whole() -> None:
+    pieces = [b"", b"caf", b"\xc3", b"\xa9", b"e"]  # "é" as two byte-tokens
+    chooser = TokenChooser(Choice(("café", "cafe!")), pieces.__getitem__, [EOS])
+    logits = np.array([0, 0, 3, 2, 1], dtype=np.float32)  # bytes first, then "e"
+    for token in (1, 2, 3):
+        logits[token] = 9
+        assert chooser.choose(logits) == token
+        chooser.accept(token)
+        logits[token] = 0
+    assert chooser.choose(logits) == EOS
+    assert chooser.text == "café"
+
+
+def test_a_stray_byte_never_fits() -> None:
+    pieces = [b"", b"yes", b"\xa9"]
+    chooser = TokenChooser(Choice(("yes", "no")), pieces.__getitem__, [EOS])
+    assert chooser.choose(np.array([0, 1, 5], dtype=np.float32)) == 1
 
 
 def test_a_control_token_without_text_is_never_chosen() -> None:

@@ -169,31 +169,38 @@ class TokenChooser:
     the argmax, but found lazily, in logit order: the model's own first choice usually
     fits, so a constrained call costs about what a free one does. EOS fits only where
     the answer is complete; the bounded language guarantees that it ends.
+
+    `piece` gives a token's bytes (byte-level tokenizers split characters across
+    tokens) and b"" for control tokens, which never fit: they could repeat forever.
     """
 
     def __init__(
-        self, constraint: Constraint, piece: Callable[[int], str], eos: Collection[int]
+        self, constraint: Constraint, piece: Callable[[int], bytes], eos: Collection[int]
     ) -> None:
-        self._pattern = regex.compile(constraint.pattern)
+        # Matched on bytes, so a token that ends inside a character is judged by the
+        # bytes it adds; a bounded class then counts bytes, which only tightens it.
+        self._pattern = regex.compile(constraint.pattern.encode("utf-8"))
         self._piece = piece
         self._eos = frozenset(eos)
         self._stop = min(self._eos)
-        self.text = ""
+        self._data = b""
         self.done = False
+
+    @property
+    def text(self) -> str:
+        return self._data.decode("utf-8", "replace")
 
     def _fits(self, token: int) -> bool:
         if token in self._eos:
-            return self._complete(self.text)
+            state = _utf8_state(self._data)
+            return state == "complete" and self._pattern.fullmatch(self._data) is not None
         piece = self._piece(token)
         if not piece:
-            return False  # a control token with no text: it could repeat forever
-        # A piece that ends inside a UTF-8 sequence decodes to U+FFFD on its own; the
-        # final answer is decoded whole and validated again, so judge the rest.
-        text = self.text + piece.rstrip("\ufffd")
-        return self._pattern.fullmatch(text, partial=True) is not None
-
-    def _complete(self, text: str) -> bool:
-        return self._pattern.fullmatch(text) is not None
+            return False
+        data = self._data + piece
+        if _utf8_state(data) == "invalid":
+            return False
+        return self._pattern.fullmatch(data, partial=True) is not None
 
     def choose(self, logits: np.ndarray[Any, Any]) -> int:
         """The token to emit next, given the model's logits over the vocabulary."""
@@ -210,4 +217,13 @@ class TokenChooser:
         if token in self._eos:
             self.done = True
         else:
-            self.text += self._piece(token)
+            self._data += self._piece(token)
+
+
+def _utf8_state(data: bytes) -> str:
+    """complete, pending (a character still incomplete at the end) or invalid."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return "pending" if e.reason == "unexpected end of data" else "invalid"
+    return "complete"

@@ -8,6 +8,7 @@ the next call trims it to the common token prefix and computes only the rest.
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
 import threading
@@ -55,7 +56,7 @@ class MlxModel:
         self._tokenizer: Any = None
         self._stages: OrderedDict[str, _StageCache] = OrderedDict()
         self._system_turns: bool | None = None
-        self._pieces: dict[int, str] = {}
+        self._pieces: dict[int, bytes] = {}
         self._lock = threading.Lock()
 
     @property
@@ -132,10 +133,10 @@ class MlxModel:
             self._stages.popitem(last=False)
         return entry
 
-    def _piece(self, token: int) -> str:
+    def _piece(self, token: int) -> bytes:
         piece = self._pieces.get(token)
         if piece is None:
-            piece = self._pieces[token] = str(self._tokenizer.decode([token]))
+            piece = self._pieces[token] = _token_bytes(self._tokenizer, token)
         return piece
 
     def _complete(
@@ -221,6 +222,35 @@ def _held_to(chooser: TokenChooser, passed: int) -> Callable[[Any, Any], Any]:
         return mx.where(keep, logits, mx.array(-mx.inf, dtype=logits.dtype))
 
     return process
+
+
+def _token_bytes(tokenizer: Any, token: int) -> bytes:
+    """A token's own bytes: byte-level BPE (Qwen, SmolLM, Llama 3) spells them as one
+    printable character per byte; b"" for control tokens, which no answer contains."""
+    from mlx_lm.tokenizer_utils import BPEStreamingDetokenizer
+
+    if token in tokenizer.all_special_ids:
+        return b""
+    if isinstance(tokenizer.detokenizer, BPEStreamingDetokenizer):
+        spelled = tokenizer.convert_ids_to_tokens(token)
+        table = _byte_level_table()
+        if all(c in table for c in spelled):
+            return bytes(table[c] for c in spelled)
+    return str(tokenizer.decode([token])).encode("utf-8")
+
+
+@functools.cache
+def _byte_level_table() -> dict[str, int]:
+    """GPT-2's byte-to-printable-character map, inverted (bytes_to_unicode)."""
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
 
 
 def _supports_system(tokenizer: Any) -> bool:
