@@ -27,8 +27,9 @@ STRING_CHARS = 200
 LIST_ITEMS = 50
 """Default bound on a JSON list's items and on `Lines`' lines."""
 _JSON_CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt])'
-_GAP = "[ ]?"
-"""Room for one space where JSON allows whitespace: models write `{"a": 1}` naturally."""
+_GAP = "[ \\n]{0,12}"
+"""Where JSON allows whitespace: models write `{"a": 1}` or indent it one key a line,
+and held to compact JSON they drift off their habits (repeating list items)."""
 
 
 @dataclass(frozen=True)
