@@ -4,7 +4,6 @@ answer quality. The fast tests here need no model: they check what fails before 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import ModelCallError, install, load
+from dreaming.model.backends.gguf import engine_name
 from dreaming.model.backends.mlx import MlxModel
 from dreaming.model.backends.scripted import ScriptedModel
 from dreaming.model.base import common_prefix
@@ -57,11 +57,11 @@ def test_in_process_models_are_loaded_once_per_process(tmp_path: Path) -> None:
     assert load("mlx:smollm2-135m", cache_dir=tmp_path / "elsewhere") is not first
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is not None, reason="llama-cpp-python is here"
-)
-def test_gguf_without_llama_cpp_names_the_extra(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match=r"pip install 'dreaming\[llamacpp\]'"):
+@pytest.mark.skipif(engine_name() is not None, reason="a llama.cpp binding is here")
+def test_gguf_without_llama_cpp_names_the_extras(tmp_path: Path) -> None:
+    with pytest.raises(
+        ModelError, match=r"pip install 'dreaming\[llama\]' .* or 'dreaming\[llamacpp\]'"
+    ):
         load("gguf:smollm2-135m", cache_dir=tmp_path).complete("s", None, "hi")
 
 
