@@ -14,13 +14,11 @@ answer, and every constrained answer ends within a known number of characters.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
-import regex  # type: ignore[import-untyped]
 
 STRING_CHARS = 200
 """Default bound on a JSON string value's characters."""
@@ -44,7 +42,7 @@ class Choice:
 
     @property
     def pattern(self) -> str:
-        return "|".join(regex.escape(o) for o in self.options)
+        return "|".join(_re().escape(o) for o in self.options)
 
     def accept(self, text: str) -> str:
         answer = text.strip()
@@ -72,7 +70,7 @@ class Lines:
 
     def accept(self, text: str) -> str:
         answer = text.strip()
-        if regex.fullmatch(self.pattern, answer) is None:
+        if _re().fullmatch(self.pattern, answer) is None:
             raise ValueError(
                 f"not 1-{self.max_lines} lines of at most {self.max_chars} characters: "
                 f"{_sample(answer)!r}"
@@ -96,7 +94,7 @@ class Json:
         if self.schema.get("type") != "object" or not self.schema.get("properties"):
             raise ValueError("Json needs a schema of type object with properties")
         fields = [
-            rf'"{regex.escape(name)}"{_GAP}:{_GAP}{_value_pattern(name, spec)}'
+            rf'"{_re().escape(name)}"{_GAP}:{_GAP}{_value_pattern(name, spec)}'
             for name, spec in self.schema["properties"].items()
         ]
         return r"\{" + _GAP + f"{_GAP},{_GAP}".join(fields) + _GAP + r"\}"
@@ -119,7 +117,7 @@ Constraint = Choice | Lines | Json
 def _value_pattern(name: str, spec: Mapping[str, Any]) -> str:
     kind = spec.get("type")
     if kind == "string" and "enum" in spec:
-        return "(?:" + "|".join(regex.escape(json.dumps(v)) for v in spec["enum"]) + ")"
+        return "(?:" + "|".join(_re().escape(json.dumps(v)) for v in spec["enum"]) + ")"
     if kind == "string":
         return f'"{_JSON_CHAR}{{0,{int(spec.get("maxLength", STRING_CHARS))}}}"'
     if kind == "integer":
@@ -159,6 +157,12 @@ def _schema_problem(schema: Mapping[str, Any], value: Any) -> str | None:
     return None
 
 
+def _re() -> Any:
+    """The `regex` module (partial matching, which `re` lacks), imported on first use:
+    importing dreaming.model stays cheap for the CLI and the read path."""
+    return importlib.import_module("regex")
+
+
 def _sample(text: str) -> str:
     return " ".join(text.split())[:60]
 
@@ -180,7 +184,7 @@ class TokenChooser:
     ) -> None:
         # Matched on bytes, so a token that ends inside a character is judged by the
         # bytes it adds; a bounded class then counts bytes, which only tightens it.
-        self._pattern = regex.compile(constraint.pattern.encode("utf-8"))
+        self._pattern = _re().compile(constraint.pattern.encode("utf-8"))
         self._piece = piece
         self._eos = frozenset(eos)
         self._stop = min(self._eos)
@@ -203,12 +207,12 @@ class TokenChooser:
             return False
         return self._pattern.fullmatch(data, partial=True) is not None
 
-    def choose(self, logits: np.ndarray[Any, Any]) -> int:
-        """The token to emit next, given the model's logits over the vocabulary."""
-        best = int(np.argmax(logits))
+    def choose(self, logits: Any) -> int:
+        """The token to emit next, given the model's logits (a numpy vector)."""
+        best = int(logits.argmax())
         if self._fits(best):
             return best
-        for token in np.argsort(-logits, kind="stable"):
+        for token in (-logits).argsort(kind="stable"):
             if self._fits(int(token)):
                 return int(token)
         return self._stop  # nothing fits: the answer is validated, and fails, afterwards
