@@ -73,6 +73,8 @@ PROBES = [
     "Is the Pacific the smallest ocean?",
     "Does Python use indentation for blocks?",
     "Is 17 an even number?",
+    "Is the sun a star?",
+    "Can fish fly?",
 ]
 PROBE_SYSTEM = "Answer the question with yes or no."
 
@@ -107,27 +109,30 @@ def peak_rss_mb() -> float:
 
 
 def choice_overhead(model: Any) -> dict[str, Any]:
-    """Seconds of the same yes/no answers free and held to a Choice, alternating, so that
-    load from other processes falls on both alike; each prompt is cached for both."""
+    """Seconds of the same yes/no answers free and held to a Choice of the model's own
+    free answer (so the same tokens), each prompt cached for both, which of the two goes
+    first alternating, so that load from other processes falls on both alike."""
     from dreaming.model import ModelCallError
     from dreaming.model.constraint import Choice
 
-    free = held = 0.0
+    seconds = {"free": 0.0, "held": 0.0}
     answers = []
-    for probe in PROBES:
+    for i, probe in enumerate(PROBES):
         try:
-            model.complete("probe", PROBE_SYSTEM, probe)  # the prompt cached for both
-            answer = model.complete("probe", PROBE_SYSTEM, probe)
+            option = model.complete("probe", PROBE_SYSTEM, probe).text.strip()
         except ModelCallError:
             continue  # prose past the cap: no one answer to hold it to
-        option = answer.text.strip()
-        constrained = model.complete(
-            "probe", PROBE_SYSTEM, probe, constraint=Choice((option, "-" if option != "-" else "+"))
-        )
-        free += answer.usage.seconds
-        held += constrained.usage.seconds
+        choice = Choice((option, "-" if option != "-" else "+"))
+        for kind in ("free", "held") if i % 2 == 0 else ("held", "free"):
+            constraint = choice if kind == "held" else None
+            answer = model.complete("probe", PROBE_SYSTEM, probe, constraint=constraint)
+            seconds[kind] += answer.usage.seconds
         answers.append(option)
-    return {"probe_free_s": free, "probe_held_s": held, "probe_answers": answers}
+    return {
+        "probe_free_s": seconds["free"],
+        "probe_held_s": seconds["held"],
+        "probe_answers": answers,
+    }
 
 
 def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:

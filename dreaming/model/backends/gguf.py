@@ -100,7 +100,7 @@ class LlamaCppEngine:
         self.template: str | None = self._llm.metadata.get("tokenizer.chat_template")
         self.bos: int = self._llm.token_bos()
         self.eos: int = self._llm.token_eos()
-        self._eog: frozenset[int] | None = None
+        self._eog = frozenset(t for t in range(self._llm.n_vocab()) if self.is_eog(t))
 
     def special_text(self, token: int) -> str:
         return str(self._llm.detokenize([token], special=True).decode("utf-8", "replace"))
@@ -116,8 +116,6 @@ class LlamaCppEngine:
         return bool(self._llama_cpp.llama_vocab_is_eog(self._llm._model.vocab, token))
 
     def eog_tokens(self) -> frozenset[int]:
-        if self._eog is None:
-            self._eog = frozenset(t for t in range(self._llm.n_vocab()) if self.is_eog(t))
         return self._eog
 
     def cached(self, tokens: list[int]) -> int:
