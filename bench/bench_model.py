@@ -280,6 +280,7 @@ def main() -> int:
                 )
                 if not r or "error" in r
             ]
+            why = why or ["a backend generated no tokens to the speed prompt"]
             print(f"{preset}: gguf/mlx ratio not measured: {'; '.join(why)}")
     blas = {r.get("blas") for r in results if r.get("spec", "").startswith("mlx:")} - {None}
     for line in sorted(blas):
