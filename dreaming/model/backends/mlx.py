@@ -56,7 +56,7 @@ class MlxModel:
         self._tokenizer: Any = None
         self._stages: OrderedDict[str, _StageCache] = OrderedDict()
         self._system_turns: bool | None = None
-        self._pieces: dict[int, bytes] = {}
+        self._pieces: Callable[[int], bytes] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -89,7 +89,7 @@ class MlxModel:
         with self._lock:
             self._model = self._tokenizer = None
             self._stages.clear()
-            self._pieces.clear()
+            self._pieces = None
             self._system_turns = None
             gc.collect()
             if "mlx.core" in sys.modules:
@@ -134,10 +134,9 @@ class MlxModel:
         return entry
 
     def _piece(self, token: int) -> bytes:
-        piece = self._pieces.get(token)
-        if piece is None:
-            piece = self._pieces[token] = _token_bytes(self._tokenizer, token)
-        return piece
+        if self._pieces is None:
+            self._pieces = _piece_reader(self._tokenizer)
+        return self._pieces(token)
 
     def _complete(
         self, stage: str, system: str | None, user: str, constraint: Constraint | None
@@ -224,19 +223,27 @@ def _held_to(chooser: TokenChooser, passed: int) -> Callable[[Any, Any], Any]:
     return process
 
 
-def _token_bytes(tokenizer: Any, token: int) -> bytes:
-    """A token's own bytes: byte-level BPE (Qwen, SmolLM, Llama 3) spells them as one
-    printable character per byte; b"" for control tokens, which no answer contains."""
+def _piece_reader(tokenizer: Any) -> Callable[[int], bytes]:
+    """A token's own bytes, remembered: byte-level BPE (Qwen, SmolLM, Llama 3) spells
+    them as one printable character per byte; b"" for control tokens, which no answer
+    contains. What is looked up once here is per model, not per token."""
     from mlx_lm.tokenizer_utils import BPEStreamingDetokenizer
 
-    if token in tokenizer.all_special_ids:
-        return b""
-    if isinstance(tokenizer.detokenizer, BPEStreamingDetokenizer):
-        spelled = tokenizer.convert_ids_to_tokens(token)
-        table = _byte_level_table()
-        if all(c in table for c in spelled):
-            return bytes(table[c] for c in spelled)
-    return str(tokenizer.decode([token])).encode("utf-8")
+    special = frozenset(tokenizer.all_special_ids)
+    byte_level = isinstance(tokenizer.detokenizer, BPEStreamingDetokenizer)
+    table = _byte_level_table()
+
+    @functools.cache
+    def piece(token: int) -> bytes:
+        if token in special:
+            return b""
+        if byte_level:
+            spelled = tokenizer.convert_ids_to_tokens(token)
+            if all(c in table for c in spelled):
+                return bytes(table[c] for c in spelled)
+        return str(tokenizer.decode([token])).encode("utf-8")
+
+    return piece
 
 
 @functools.cache
