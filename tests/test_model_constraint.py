@@ -210,3 +210,17 @@ def test_validation_is_linear_in_the_answer(constraint: Constraint, unit: str) -
     small, large = seconds(10_000), seconds(80_000)
     assert large < 0.5
     assert large < 8 * small * 4 + 0.01
+
+
+def test_lines_judge_a_name_the_same_in_bytes_and_in_text() -> None:
+    pieces = [b"", b"\xc3", b"\x89mile", b" Zola", b"\n", b"\xc2\xa0x"]
+    chooser = TokenChooser(Lines(max_lines=2), pieces.__getitem__, [EOS])
+    for token in (1, 2, 3, 4):
+        logits = np.zeros(len(pieces), dtype=np.float32)
+        logits[token] = 9
+        assert chooser.choose(logits) == token
+        chooser.accept(token)
+    logits = np.array([0, 0, 0, 0, 0, 9], dtype=np.float32)  # a no-break space opens a line
+    assert chooser.choose(logits) == 5
+    chooser.accept(5)
+    assert Lines(max_lines=2).accept(chooser.text) == chooser.text == "Émile Zola\n\xa0x"

@@ -65,7 +65,7 @@ class Lines:
 
     @property
     def pattern(self) -> str:
-        line = rf"[^\s][^\n]{{0,{self.max_chars - 1}}}"
+        line = rf"[^ \t\r\n\f\v][^\n]{{0,{self.max_chars - 1}}}"
         return rf"{line}(?:\n{line}){{0,{self.max_lines - 1}}}\n?"
 
     def accept(self, text: str) -> str:
