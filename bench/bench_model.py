@@ -3,15 +3,17 @@
 Prints load seconds, prompt and generation tok/s, peak RSS (each measured in a fresh
 subprocess so RSS is clean), the prefix-cache ratio — prompt tokens computed ÷ prompt
 tokens sent over 20 same-stage calls sharing a ~1500-token system text (goal <= 0.5) —
-and the mlx-cpu vs gguf speed ratio where llama-cpp-python is importable.
+the mlx-cpu vs gguf speed ratio where a llama.cpp binding is importable, and what holding
+yes/no answers to a Choice constraint costs (the same answers, free and constrained).
 
     python bench/bench_model.py                       # every installed preset
     python bench/bench_model.py --presets smollm2-135m --calls 5
     python bench/bench_model.py --llama-site /tmp/llamavenv/lib/python3.11/site-packages
 
-`--llama-site` adds a folder to the gguf child's sys.path, so llama-cpp-python can
-live in a throwaway venv instead of the project's. The BLAS mlx runs on is whatever
-`dreaming.model.backends.blas` picks (set DREAMING_BLAS to choose) and is printed per row.
+`--llama-site` adds a folder to the gguf child's sys.path, so llama-cpp-python or
+ik-llama-cpp-python can live in a throwaway venv instead of the project's. The BLAS
+mlx runs on is whatever `dreaming.model.backends.blas` picks (set DREAMING_BLAS to
+choose) and is printed per row.
 """
 
 from __future__ import annotations
@@ -66,17 +68,82 @@ def chunk(i: int) -> str:
     )
 
 
-def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:
-    """One backend in this process: load, one completion, then the cache sequence."""
+PROBES = [
+    "Is Paris the capital of France?",
+    "Is the Pacific the smallest ocean?",
+    "Does Python use indentation for blocks?",
+    "Is 17 an even number?",
+    "Is the sun a star?",
+    "Can fish fly?",
+]
+PROBE_SYSTEM = "Answer the question with yes or no."
+
+
+def cpu_model() -> str:
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        info = ""
+    models = [
+        line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")
+    ]
+    if models:
+        simd = "AVX-512" if " avx512f" in info else "AVX2" if " avx2" in info else "no AVX2"
+        return f"{models[0]} ({simd})"
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+def peak_rss_mb() -> float:
+    """This process's own peak (VmHWM): ru_maxrss keeps the parent's peak across exec."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="utf-8").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def choice_overhead(model: Any) -> dict[str, Any]:
+    """Seconds of the same yes/no answers free and held to a Choice of the model's own
+    free answer (so the same tokens), each prompt cached for both, which of the two goes
+    first alternating, so that load from other processes falls on both alike."""
+    from dreaming.model import ModelCallError
+    from dreaming.model.constraint import Choice
+
+    seconds = {"free": 0.0, "held": 0.0}
+    answers = []
+    for i, probe in enumerate(PROBES):
+        try:
+            option = model.complete("probe", PROBE_SYSTEM, probe).text.strip()
+        except ModelCallError:
+            continue  # prose past the cap: no one answer to hold it to
+        choice = Choice((option, "-" if option != "-" else "+"))
+        for kind in ("free", "held") if i % 2 == 0 else ("held", "free"):
+            constraint = choice if kind == "held" else None
+            answer = model.complete("probe", PROBE_SYSTEM, probe, constraint=constraint)
+            seconds[kind] += answer.usage.seconds
+        answers.append(option)
+    return {
+        "probe_free_s": seconds["free"],
+        "probe_held_s": seconds["held"],
+        "probe_answers": answers,
+    }
+
+
+def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:
+    """One backend in this process: load, one completion, then the cache sequence."""
     import dreaming.model.backends.gguf as gguf_backend
     import dreaming.model.backends.mlx as mlx_backend
     from dreaming.errors import ModelError
     from dreaming.model import ModelCallError, Usage, load
     from dreaming.model.backends.blas import prepare
 
-    blas = prepare() if spec.startswith("mlx:") else "llama.cpp (own kernels)"
+    blas = prepare() if spec.startswith("mlx:") else f"{gguf_backend.engine_name()} (own kernels)"
     model = load(spec, cache_dir=cache_dir)
     started = time.perf_counter()
     model.warm()  # type: ignore[attr-defined]
@@ -106,6 +173,9 @@ def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:
             prefill_rate = usage.rates()[0]
         sent += usage.prompt_tokens
         computed += usage.computed_prompt_tokens
+    sequence_seconds = time.perf_counter() - sequence_started
+    mlx_backend.MAX_OUTPUT_TOKENS = gguf_backend.MAX_OUTPUT_TOKENS = SPEED_CAP
+    probes = choice_overhead(model)
     return {
         "spec": spec,
         "blas": blas,
@@ -119,8 +189,9 @@ def child(spec: str, calls: int, cache_dir: Path | None) -> dict[str, Any]:
         "sent": sent,
         "computed": computed,
         "ratio": computed / sent if sent else None,
-        "sequence_s": time.perf_counter() - sequence_started,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "sequence_s": sequence_seconds,
+        "peak_rss_mb": peak_rss_mb(),
+        **probes,
     }
 
 
@@ -138,6 +209,11 @@ def run_child(spec: str, args: argparse.Namespace) -> dict[str, Any]:
             return result
     tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]
     return {"spec": spec, "error": tail[0]}
+
+
+def overhead(r: dict[str, Any]) -> float | None:
+    free, held = r.get("probe_free_s"), r.get("probe_held_s")
+    return held / free - 1 if free and held else None
 
 
 def fmt(value: Any, spec: str = ".1f") -> str:
@@ -170,9 +246,10 @@ def main() -> int:
             print(f"… {spec}", file=sys.stderr, flush=True)
             results.append(run_child(spec, args))
 
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} threads")
     print(
         f"{'spec':28} {'load s':>6} {'prompt t/s':>10} {'1.5k t/s':>8} {'gen t/s':>7} "
-        f"{'peak RSS':>9} {'cache ratio':>11} {'seq s':>6}"
+        f"{'peak RSS':>9} {'cache ratio':>11} {'seq s':>6} {'choice cost':>11}"
     )
     for r in results:
         if "error" in r:
@@ -182,7 +259,8 @@ def main() -> int:
             f"{r['spec']:28} {fmt(r['load_s']):>6} {fmt(r['prompt_tps']):>10} "
             f"{fmt(r['prefill_tps']):>8} {fmt(r['gen_tps']):>7} "
             f"{fmt(r['peak_rss_mb'], '.0f') + ' MB':>9} "
-            f"{fmt(r['ratio'], '.3f'):>11} {fmt(r['sequence_s'], '.0f'):>6}"
+            f"{fmt(r['ratio'], '.3f'):>11} {fmt(r['sequence_s'], '.0f'):>6} "
+            f"{fmt(overhead(r), '+.1%'):>11}"
         )
     by_spec_all = {r["spec"]: r for r in results}
     by_spec = {k: r for k, r in by_spec_all.items() if "error" not in r}
@@ -202,13 +280,16 @@ def main() -> int:
                 )
                 if not r or "error" in r
             ]
+            why = why or ["a backend generated no tokens to the speed prompt"]
             print(f"{preset}: gguf/mlx ratio not measured: {'; '.join(why)}")
     blas = {r.get("blas") for r in results if r.get("spec", "").startswith("mlx:")} - {None}
     for line in sorted(blas):
         print(f"mlx BLAS: {line}")
     print("prompt t/s: a ~40-token prompt, first-token latency included; 1.5k t/s: the first")
     print("call of the cache sequence, uncached. cache ratio: prompt tokens computed ÷ sent over")
-    print(f"{args.calls} same-stage calls sharing a ~1.5k-token system text (goal <= 0.5)")
+    print(f"{args.calls} same-stage calls sharing a ~1.5k-token system text (goal <= 0.5).")
+    print("choice cost: seconds of yes/no probes held to a Choice of the model's own free")
+    print("answer, over the same probes free (the same tokens; goal: a few percent)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0

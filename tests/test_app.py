@@ -11,7 +11,7 @@ import pytest
 
 import dreaming.model
 from dreaming.errors import ConfigError, ModelError, VaultError
-from dreaming.model import Completion, TextModel, Usage
+from dreaming.model import Completion, Constraint, TextModel, Usage
 from dreaming.vault import Vault, write_atomic
 from tests.support import Answer, ScriptedModelFactory
 from watcher.app import App, implied_model, implied_vault
@@ -99,7 +99,13 @@ class Spy:
         self.unloads = 0
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         return Completion("", Usage())
 

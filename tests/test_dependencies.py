@@ -19,7 +19,7 @@ INDIRECT = {
     "cmeel-openblas": "a BLAS library that blas.py loads with ctypes from its file path",
 }
 # Imports of optional extras that a plain install lacks, so their distribution is unknown here.
-NOT_INSTALLED = {"llama_cpp": "llama-cpp-python"}
+NOT_INSTALLED = {"llama_cpp": "llama-cpp-python", "ik_llama_cpp": "ik-llama-cpp-python"}
 
 
 def norm(name: str) -> str:

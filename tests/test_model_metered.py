@@ -15,6 +15,7 @@ from dreaming.model import (
     TextModel,
     Usage,
 )
+from dreaming.model.constraint import Choice, Constraint
 
 
 class FakeModel:
@@ -25,11 +26,19 @@ class FakeModel:
         self.seconds = seconds
         self.fail_on = fail_on
         self.calls: list[str] = []
+        self.constraints: list[Constraint | None] = []
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         self.calls.append(user)
+        self.constraints.append(constraint)
         if user == self.fail_on:
             raise ModelCallError(f"model returned nothing for stage {stage}", Usage(10, 0, 0.5))
         if user == "crash":
@@ -111,3 +120,9 @@ def test_no_budget_means_no_limit() -> None:
     for i in range(50):
         model.complete("s", None, str(i))
     assert model.totals["s"].calls == 50
+
+
+def test_the_constraint_reaches_the_model() -> None:
+    inner = FakeModel()
+    MeteredModel(inner).complete("judge", None, "q", constraint=Choice(("ok", "no")))
+    assert inner.constraints == [Choice(("ok", "no"))]

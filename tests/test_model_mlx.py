@@ -4,7 +4,6 @@ answer quality. The fast tests here need no model: they check what fails before 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -16,9 +15,11 @@ import pytest
 
 from dreaming.errors import ModelError
 from dreaming.model import ModelCallError, install, load
+from dreaming.model.backends.gguf import engine_name
 from dreaming.model.backends.mlx import MlxModel
 from dreaming.model.backends.scripted import ScriptedModel
 from dreaming.model.base import common_prefix
+from dreaming.model.constraint import Choice, Json, Lines
 from dreaming.model.store.presets import MARKER, PRESETS
 from tests.fixtures.model.support import TINY, tiny_cache, tiny_folder
 
@@ -56,11 +57,11 @@ def test_in_process_models_are_loaded_once_per_process(tmp_path: Path) -> None:
     assert load("mlx:smollm2-135m", cache_dir=tmp_path / "elsewhere") is not first
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is not None, reason="llama-cpp-python is here"
-)
-def test_gguf_without_llama_cpp_names_the_extra(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match=r"pip install 'dreaming\[llamacpp\]'"):
+@pytest.mark.skipif(engine_name() is not None, reason="a llama.cpp binding is here")
+def test_gguf_without_llama_cpp_names_the_extras(tmp_path: Path) -> None:
+    with pytest.raises(
+        ModelError, match=r"pip install 'dreaming\[llama\]' .* or 'dreaming\[llamacpp\]'"
+    ):
         load("gguf:smollm2-135m", cache_dir=tmp_path).complete("s", None, "hi")
 
 
@@ -230,3 +231,82 @@ def test_unloaded_model_loads_again_on_next_call(tiny_cache: Path) -> None:
     assert isinstance(model, MlxModel)
     assert model._model is None
     assert model.complete("again", None, "Say hi.").text.strip()
+
+
+# --- constrained decoding on the real tokenizer -------------------------------------
+
+PROSE_BAIT = [
+    "Write a long, friendly essay about the history of Rome. Is Rome in Italy?",
+    "Explain your reasoning step by step before you answer: is water wet?",
+    "Tell me a story about a dragon.",
+]
+
+
+@pytest.mark.model
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("user", PROSE_BAIT)
+def test_a_yes_no_answer_is_exactly_an_option_even_when_prose_is_invited(
+    tiny: MlxModel, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dreaming.model.backends.mlx as backend
+
+    monkeypatch.setattr(backend, "MAX_OUTPUT_TOKENS", 24)  # left alone, it writes on
+    try:
+        free = tiny.complete("judge-free", None, user).text
+    except ModelCallError:
+        free = "(prose past 24 tokens)"
+    assert free.strip() not in ("yes", "no")
+    answer = tiny.complete("judge", None, user, constraint=Choice(("yes", "no")))
+    assert answer.text in ("yes", "no")
+    assert answer.usage.generated_tokens <= 2
+
+
+@pytest.mark.model
+@pytest.mark.timeout(600)
+def test_a_json_constraint_yields_json_that_fits_the_schema(tiny: MlxModel) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "subject": {"type": "string", "maxLength": 60},
+            "aliases": {"type": "array", "items": {"type": "string"}, "maxItems": 4},
+            "person": {"type": "boolean"},
+        },
+    }
+    answer = tiny.complete(
+        "anchor",
+        "Answer with a JSON object.",
+        "Ada Lovelace, also called Countess of Lovelace, wrote the first program. "
+        "Give the subject, its aliases, and whether it is a person.",
+        constraint=Json(schema),
+    )
+    value = json.loads(answer.text)
+    assert list(value) == ["subject", "aliases", "person"]
+    assert isinstance(value["person"], bool)
+
+
+@pytest.mark.model
+@pytest.mark.timeout(600)
+def test_a_name_list_is_one_name_a_line(tiny: MlxModel) -> None:
+    answer = tiny.complete(
+        "names",
+        "List the names, one a line, nothing else.",
+        "Alice met Bob in Paris, and later wrote to Carol about it.",
+        constraint=Lines(max_lines=5, max_chars=40),
+    )
+    names = answer.text.split("\n")
+    assert 1 <= len(names) <= 5
+    assert all(name and not name[0].isspace() and len(name) <= 40 for name in names)
+
+
+@pytest.mark.model
+@pytest.mark.timeout(600)
+def test_a_constraint_keeps_the_stage_prefix_cache(tiny: MlxModel) -> None:
+    yes_no = Choice(("yes", "no"))
+    tiny.complete("judge-cache", SYSTEM, "Is Paris in France?", constraint=yes_no)
+    second = tiny.complete("judge-cache", SYSTEM, "Is Rome in Spain?", constraint=yes_no)
+    shared = common_prefix(
+        tiny._render(SYSTEM, "Is Paris in France?"), tiny._render(SYSTEM, "Is Rome in Spain?")
+    )
+    assert second.usage.cached_tokens == shared
+    fresh = tiny.complete("judge-cache-fresh", SYSTEM, "Is Rome in Spain?", constraint=yes_no)
+    assert fresh.text == second.text

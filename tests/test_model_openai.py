@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model import MAX_OUTPUT_TOKENS, load
+from dreaming.model import MAX_OUTPUT_TOKENS, ModelCallError, load
 from dreaming.model.backends.openai import OpenAIModel
+from dreaming.model.constraint import Choice, Json
 from tests.fixtures.model.support import free_port
 
 
@@ -210,3 +211,27 @@ def test_a_malformed_address_fails_at_once_without_retry(url: str) -> None:
     assert url in str(caught.value)
     assert "\n" not in str(caught.value)
     assert sleeps == []
+
+
+def test_a_json_constraint_is_sent_as_structured_output(server: FakeServer) -> None:
+    schema = {"type": "object", "properties": {"subject": {"type": "string"}}}
+    server.replies.append(Reply(body=answer('{\n  "subject": "Ada"\n}')))
+    model, _ = model_for(server)
+    completion = model.complete("anchor", None, "q", constraint=Json(schema))
+    assert json.loads(completion.text) == {"subject": "Ada"}
+    sent = server.requests[0]["response_format"]
+    assert sent["type"] == "json_schema"
+    assert sent["json_schema"]["schema"]["required"] == ["subject"]
+    assert sent["json_schema"]["schema"]["additionalProperties"] is False
+
+
+def test_a_server_answer_outside_the_constraint_fails_the_call(server: FakeServer) -> None:
+    server.replies += [Reply(body=answer("Yes.")), Reply(body=answer(" no\n"))]
+    model, _ = model_for(server)
+    yes_no = Choice(("yes", "no"))
+    with pytest.raises(ModelCallError, match="breaks its Choice constraint") as caught:
+        model.complete("judge", None, "q", constraint=yes_no)
+    assert caught.value.usage is not None
+    assert caught.value.usage.prompt_tokens == 12  # the call was paid for
+    assert model.complete("judge", None, "q", constraint=yes_no).text == "no"
+    assert "response_format" not in server.requests[1]

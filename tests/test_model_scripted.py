@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model import Completion, Usage, load, prompt_key
+from dreaming.model import Completion, ModelCallError, Usage, load, prompt_key
 from dreaming.model.backends.scripted import RecordingModel, ScriptedModel
+from dreaming.model.base import constrained
+from dreaming.model.constraint import Choice, Constraint
 
 
 class EchoModel:
@@ -20,15 +22,24 @@ class EchoModel:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.constraints: list[Constraint | None] = []
         self.unloaded = False
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         self.calls += 1
-        return Completion(
+        self.constraints.append(constraint)
+        answer = Completion(
             f"{stage}: {user.upper()}", Usage(prompt_tokens=len(user), generated_tokens=3)
         )
+        return constrained(stage, answer, constraint)
 
     def unload(self) -> None:
         self.unloaded = True
@@ -154,3 +165,30 @@ def test_replays_and_recordings_take_the_unit_and_report_no_load_time(tmp_path: 
     recorder = RecordingModel("record", scripted, tmp_path / "again.jsonl")
     assert recorder.complete("s", None, "u", unit="chunk:1").text == "said"
     assert recorder.load_seconds is None
+
+
+def test_a_replayed_answer_that_breaks_the_constraint_fails_the_call(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    write_lines(
+        path,
+        [
+            {"stage": "judge", "key": prompt_key(None, "q1"), "user": "q1", "text": "yes\n"},
+            {"stage": "judge", "key": prompt_key(None, "q2"), "user": "q2", "text": "Maybe."},
+        ],
+    )
+    model = ScriptedModel(f"scripted:{path}", path)
+    yes_no = Choice(("yes", "no"))
+    assert model.complete("judge", None, "q1", constraint=yes_no).text == "yes"
+    assert model.complete("judge", None, "q2").text == "Maybe."  # unconstrained: as recorded
+    with pytest.raises(
+        ModelCallError, match=r"stage judge breaks its Choice constraint \(not one of yes/no"
+    ):
+        model.complete("judge", None, "q2", constraint=yes_no)
+
+
+def test_recording_passes_the_constraint_to_the_model_it_wraps(tmp_path: Path) -> None:
+    inner = EchoModel()
+    recorder = RecordingModel("record", inner, tmp_path / "a.jsonl")
+    with pytest.raises(ModelCallError, match="breaks its Choice constraint"):
+        recorder.complete("judge", None, "q", constraint=Choice(("yes", "no")))
+    assert inner.constraints == [Choice(("yes", "no"))]

@@ -6,7 +6,8 @@ the read path should not pay for model libraries they do not use.
 
 Public API (the CLI and the pipeline use only these):
 
-- `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`
+- `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`;
+  `constraint=Choice(...) | Lines(...) | Json(schema)` where the answer has a shape
 - `MeteredModel(model, budget=Budget(...), on_call=...)`, `CallRecord`, `BudgetExhausted`
 - `list_presets()`, `install(name, progress)`, `installable_preset(spec)` (the preset a
   configured model names), `run_once(spec, prompt, system)`,
@@ -27,6 +28,7 @@ from dreaming.model.base import (
     format_usage,
     prompt_key,
 )
+from dreaming.model.constraint import Choice, Constraint, Json, Lines
 from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
 from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
@@ -40,7 +42,11 @@ __all__ = [
     "Budget",
     "BudgetExhausted",
     "CallRecord",
+    "Choice",
     "Completion",
+    "Constraint",
+    "Json",
+    "Lines",
     "MeteredModel",
     "ModelCallError",
     "ModelSpec",

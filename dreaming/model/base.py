@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from dreaming.errors import ModelError
+from dreaming.model.constraint import Constraint
 
 MAX_OUTPUT_TOKENS = 2048
 """The single backstop on generated tokens. Our units are small: a finished answer
@@ -106,8 +107,17 @@ class TextModel(Protocol):
         ...
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
-    ) -> Completion: ...
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
+    ) -> Completion:
+        """`constraint`: the shape the answer must have; the answer fits it exactly, or
+        the call raises ModelCallError."""
+        ...
 
     def unload(self) -> None:
         """Drop weights and caches; the next call loads again."""
@@ -138,6 +148,22 @@ def finished_text(
             f"model returned nothing for stage {stage}; the unit is retried next run", usage
         )
     return Completion(text=text, usage=usage)
+
+
+def constrained(stage: str, completion: Completion, constraint: Constraint | None) -> Completion:
+    """The answer held to its constraint after the fact: what decoding could not ensure
+    (a server, a replay) fails here like any other unusable answer."""
+    if constraint is None:
+        return completion
+    try:
+        text = constraint.accept(completion.text)
+    except ValueError as e:
+        raise ModelCallError(
+            f"answer for stage {stage} breaks its {type(constraint).__name__} constraint "
+            f"({one_line(e)}); the unit is retried next run",
+            completion.usage,
+        ) from None
+    return Completion(text=text, usage=completion.usage)
 
 
 def common_prefix(a: list[int], b: list[int]) -> int:

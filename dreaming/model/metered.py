@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from dreaming.errors import ModelError
 from dreaming.model.base import Completion, ModelCallError, TextModel, Usage
+from dreaming.model.constraint import Constraint
 
 
 class BudgetExhausted(ModelError):
@@ -87,14 +88,20 @@ class MeteredModel:
         self.inner.unload()
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         with self._lock:
             self.budget.check(self.calls, self.seconds)
             self.calls += 1
         started = time.perf_counter()
         try:
-            completion = self.inner.complete(stage, system, user, unit=unit)
+            completion = self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
         except ModelError as e:
             usage = e.usage if isinstance(e, ModelCallError) and e.usage else None
             # A failed call still spent time (a timeout, a hung server): charge it.

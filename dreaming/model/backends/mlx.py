@@ -8,13 +8,17 @@ the next call trims it to the common token prefix and computes only the rest.
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from dreaming.errors import ModelError
 from dreaming.model.backends.blas import import_mlx
@@ -24,9 +28,11 @@ from dreaming.model.base import (
     Locate,
     Usage,
     common_prefix,
+    constrained,
     finished_text,
     one_line,
 )
+from dreaming.model.constraint import Constraint, TokenChooser
 
 MAX_STAGE_CACHES = 8
 """Stages whose prefix cache is kept (LRU); one per pipeline stage is enough."""
@@ -50,6 +56,7 @@ class MlxModel:
         self._tokenizer: Any = None
         self._stages: OrderedDict[str, _StageCache] = OrderedDict()
         self._system_turns: bool | None = None
+        self._pieces: Callable[[int], bytes] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -82,6 +89,7 @@ class MlxModel:
         with self._lock:
             self._model = self._tokenizer = None
             self._stages.clear()
+            self._pieces = None
             self._system_turns = None
             gc.collect()
             if "mlx.core" in sys.modules:
@@ -102,11 +110,17 @@ class MlxModel:
         return ids
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         with self._lock:
             self._ensure_loaded()
-            return self._complete(stage, system, user)
+            return self._complete(stage, system, user, constraint)
 
     def _stage_cache(self, stage: str) -> _StageCache:
         from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache
@@ -119,7 +133,14 @@ class MlxModel:
             self._stages.popitem(last=False)
         return entry
 
-    def _complete(self, stage: str, system: str | None, user: str) -> Completion:
+    def _piece(self, token: int) -> bytes:
+        if self._pieces is None:
+            self._pieces = _piece_reader(self._tokenizer)
+        return self._pieces(token)
+
+    def _complete(
+        self, stage: str, system: str | None, user: str, constraint: Constraint | None
+    ) -> Completion:
         mx = import_mlx()
         from mlx_lm.generate import generate_step
         from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
@@ -134,6 +155,10 @@ class MlxModel:
         if held > reuse:
             trim_prompt_cache(entry.layers, held - reuse)
         eos = self._tokenizer.eos_token_ids
+        processors = None
+        if constraint is not None:
+            chooser = TokenChooser(constraint, self._piece, eos)
+            processors = [_held_to(chooser, len(prompt) - reuse)]
         out: list[int] = []
         stopped = False
         first_token_at: float | None = None
@@ -143,6 +168,7 @@ class MlxModel:
                 self._model,
                 max_tokens=MAX_OUTPUT_TOKENS,
                 prompt_cache=entry.layers,
+                logits_processors=processors,
             ):
                 if first_token_at is None:
                     first_token_at = time.perf_counter()
@@ -170,7 +196,68 @@ class MlxModel:
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = self._tokenizer.decode(out)
-        return finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+        answer = finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+        return constrained(stage, answer, constraint)
+
+
+def _held_to(chooser: TokenChooser, passed: int) -> Callable[[Any, Any], Any]:
+    """An mlx-lm logits processor that leaves only the chooser's token possible.
+
+    mlx-lm hands it every token it has fed the model this call: the `passed` prompt
+    tokens, then each emitted one, which the chooser records before choosing again."""
+    mx = import_mlx()
+    seen = 0
+
+    def process(tokens: Any, logits: Any) -> Any:
+        nonlocal seen
+        generated = int(tokens.size) - passed
+        if generated > seen:
+            seen = generated
+            chooser.accept(int(tokens[-1].item()))
+        if chooser.done:
+            return logits
+        choice = chooser.choose(np.array(logits[0].astype(mx.float32)))
+        keep = mx.arange(logits.shape[-1]) == choice
+        return mx.where(keep, logits, mx.array(-mx.inf, dtype=logits.dtype))
+
+    return process
+
+
+def _piece_reader(tokenizer: Any) -> Callable[[int], bytes]:
+    """A token's own bytes, remembered: byte-level BPE (Qwen, SmolLM, Llama 3) spells
+    them as one printable character per byte; b"" for control tokens, which no answer
+    contains. What is looked up once here is per model, not per token."""
+    from mlx_lm.tokenizer_utils import BPEStreamingDetokenizer
+
+    special = frozenset(tokenizer.all_special_ids)
+    byte_level = isinstance(tokenizer.detokenizer, BPEStreamingDetokenizer)
+    table = _byte_level_table()
+
+    @functools.cache
+    def piece(token: int) -> bytes:
+        if token in special:
+            return b""
+        if byte_level:
+            spelled = tokenizer.convert_ids_to_tokens(token)
+            if all(c in table for c in spelled):
+                return bytes(table[c] for c in spelled)
+        return str(tokenizer.decode([token])).encode("utf-8")
+
+    return piece
+
+
+@functools.cache
+def _byte_level_table() -> dict[str, int]:
+    """GPT-2's byte-to-printable-character map, inverted (bytes_to_unicode)."""
+    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    chars, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + extra)] = byte
+            extra += 1
+    return chars
 
 
 def _supports_system(tokenizer: Any) -> bool:

@@ -4,6 +4,9 @@ The load-once route across runs (the server keeps the model warm between nights)
 and the way to move inference to a bigger machine. Standard library only: one POST
 per call, greedy, the same single output backstop as in-process models.
 
+Constraints: a Json one is sent as `response_format` (structured output); every
+constrained answer is validated when it arrives, since a server may ignore the hint.
+
 Failure policy: a refused or dropped connection and HTTP 5xx are transient (a
 server restarting), so they are retried a bounded number of times with exponential
 backoff; a timeout is not, since a hung server would multiply the wait; anything
@@ -23,7 +26,15 @@ from typing import Any
 
 from dreaming.config import DEFAULT_MODEL
 from dreaming.errors import ModelError
-from dreaming.model.base import MAX_OUTPUT_TOKENS, Completion, Usage, finished_text, one_line
+from dreaming.model.base import (
+    MAX_OUTPUT_TOKENS,
+    Completion,
+    Usage,
+    constrained,
+    finished_text,
+    one_line,
+)
+from dreaming.model.constraint import Constraint, Json
 
 DEFAULT_TIMEOUT = 600.0
 """Seconds for one whole answer: a 1.5B on a laptop CPU writes ~3 tok/s."""
@@ -85,7 +96,13 @@ class OpenAIModel:
         """The server owns the weights; nothing is held here."""
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         messages = [{"role": "user", "content": user}]
         if system:
@@ -100,10 +117,12 @@ class OpenAIModel:
         # vLLM and Ollama need one (#model).
         if self.model:
             body["model"] = self.model
+        if isinstance(constraint, Json):
+            body["response_format"] = response_format(constraint)
         started = time.perf_counter()
         raw = self._post(stage, json.dumps(body).encode("utf-8"))
         seconds = time.perf_counter() - started
-        return self._parse(stage, raw, seconds)
+        return constrained(stage, self._parse(stage, raw, seconds), constraint)
 
     def _post(self, stage: str, data: bytes) -> bytes:
         attempt = 0
@@ -184,6 +203,18 @@ class OpenAIModel:
             raise garbage("a non-text message")
         usage = _usage(payload, seconds)
         return finished_text(stage, content, usage, stopped=finish != "length")
+
+
+def response_format(constraint: Json) -> dict[str, Any]:
+    """The OpenAI structured-output request for a Json constraint; llama.cpp's server,
+    vLLM and Ollama hold decoding to it, others ignore it and the answer is validated."""
+    schema = dict(constraint.schema)
+    schema["required"] = list(schema["properties"])
+    schema["additionalProperties"] = False
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "strict": True, "schema": schema},
+    }
 
 
 def _usage(payload: dict[str, Any], seconds: float) -> Usage:

@@ -23,10 +23,12 @@ from dreaming.model.base import (
     Completion,
     TextModel,
     Usage,
+    constrained,
     finished_text,
     one_line,
     prompt_key,
 )
+from dreaming.model.constraint import Constraint
 
 
 def _preview(user: str) -> str:
@@ -83,7 +85,13 @@ class ScriptedModel:
         """Nothing is held beyond the answers file."""
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
         row = self.answers.get((stage, prompt_key(system, user)))
         if row is None:
@@ -97,7 +105,8 @@ class ScriptedModel:
             prompt_tokens=int(recorded.get("prompt_tokens", 0)),
             generated_tokens=int(recorded.get("generated_tokens", 0)),
         )
-        return finished_text(stage, row["text"], usage, stopped=True)
+        answer = finished_text(stage, row["text"], usage, stopped=True)
+        return constrained(stage, answer, constraint)
 
 
 class RecordingModel:
@@ -121,9 +130,15 @@ class RecordingModel:
         self.inner.unload()
 
     def complete(
-        self, stage: str, system: str | None, user: str, *, unit: str | None = None
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
     ) -> Completion:
-        completion = self.inner.complete(stage, system, user, unit=unit)
+        completion = self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
         row = {
             "stage": stage,
             "key": prompt_key(system, user),
