@@ -57,3 +57,7 @@ class ModelError(DreamingError):
 
 class ConfigError(DreamingError):
     """A setting is invalid."""
+
+
+class PolicyError(DreamingError):
+    """A Meta policy page is missing, unreadable or invalid."""
