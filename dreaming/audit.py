@@ -264,16 +264,14 @@ def _footnote_checks(a: Article, known: set[str] | None) -> list[tuple[Check, st
 
 
 def _infobox_checks(a: Article, kinds: tuple[str, ...]) -> list[tuple[Check, str]]:
+    """The infobox is optional; one that is there parses, and its kind is a declared one."""
     out: list[tuple[Check, str]] = [
         ("infobox", f"line {line!r} is not 'key: value'") for line in infobox_malformed(a)
     ]
-    if a.infobox is None:
-        return [*out, ("infobox", "no ```info block under the title")]
-    box = dict(a.infobox)
-    kind = box.get("kind")
-    if kind is None:
-        out.append(("infobox", f"no 'kind:' line; it is one of {', '.join(kinds)}"))
-    elif kind not in kinds:
+    if any(b.label.casefold() == "info" for b in fence_blocks(split_lines(a.lead))):
+        out.append(("infobox", "an ```info block below other lead text is not read: move it up"))
+    kind = dict(a.infobox or ()).get("kind")
+    if kind is not None and kind not in kinds:
         out.append(("infobox", f"kind {kind!r} is not one of {', '.join(kinds)}"))
     return out
 

@@ -152,6 +152,26 @@ def test_a_malformed_infobox_line_is_a_violation(vault: Vault, ledger: Ledger) -
     assert "'just words'" in only(audit(vault, ledger), "infobox")
 
 
+def test_an_info_block_below_lead_text_is_a_violation(vault: Vault, ledger: Ledger) -> None:
+    remember(ledger)
+    text = clean_text().replace("```info\n", "categories: x\n\n```info\n")
+    write(vault, "Thing_One", text)
+    assert "not read" in only(audit(vault, ledger), "infobox")
+
+
+def test_an_unclosed_infobox_is_a_violation(vault: Vault, ledger: Ledger) -> None:
+    write(vault, "Thing_One", "# Thing One\n\n```info\nkind: thing\n")
+    assert "(unclosed)" in only(audit(vault, None), "infobox")
+
+
+def test_an_article_without_an_infobox_is_clean(vault: Vault, ledger: Ledger) -> None:
+    remember(ledger)
+    text = clean_text().replace("```info\nkind: thing\ntype: tool\n```\n\n", "")
+    assert "```info" not in text
+    write(vault, "Thing_One", text)
+    assert audit(vault, ledger).violations == []
+
+
 def test_the_kinds_are_read_from_the_meta_page(vault: Vault, ledger: Ledger) -> None:
     remember(ledger)
     page = vault.meta / "Infobox_Schemas.md"
