@@ -68,6 +68,15 @@ class App:
             self._ledger = Ledger(self.vault.ledger_path)
         return self._ledger
 
+    def existing_ledger(self) -> Ledger | None:
+        """The ledger opened read-only, or None when the vault has none (it is not created)."""
+        if self._ledger is not None:
+            return self._ledger
+        if not self.vault.ledger_path.is_file():
+            return None
+        self._ledger = Ledger(self.vault.ledger_path, read_only=True)
+        return self._ledger
+
     @property
     def model(self) -> TextModel:
         """The settings' model, loaded once."""

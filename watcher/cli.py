@@ -162,6 +162,31 @@ def reindex(vault_path: Path | None) -> None:
     )
 
 
+@cli.command()
+@vault_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
+def audit(vault_path: Path | None, as_json: bool) -> None:
+    """Check every article against the wiki's rules; exit 1 on any violation.
+
+    Reads the vault and its ledger, changes neither."""
+    from dreaming.audit import audit as run_audit
+    from dreaming.audit import audit_doc
+
+    app = _app(vault_path)
+    report = run_audit(app.vault, app.existing_ledger())
+    if as_json:
+        click.echo(json.dumps(audit_doc(report, app.vault), indent=2, sort_keys=True))
+    else:
+        for note in report.unchecked:
+            err.print(f"dreaming: unchecked: {shown(note)}", markup=False)
+        for v in report.violations:
+            out.print(f"{shown(v.file)}: {v.check}: {shown(v.detail)}", markup=False)
+        verdict = "clean" if report.clean else f"{len(report.violations)} violations"
+        out.print(f"audited {report.articles} articles: {verdict}", markup=False)
+    if not report.clean:
+        sys.exit(1)
+
+
 @cli.group()
 def model() -> None:
     """Local models: list the presets, install one, try one."""

@@ -25,9 +25,21 @@ from dreaming.ledger.migrations import MIGRATIONS
 class Ledger:
     """One SQLite connection to a vault's ledger. Not shared across threads."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """Open (and create, and migrate) the ledger at `path`.
+
+        `read_only` opens an existing ledger for reading only: a missing file
+        is an error instead of a new ledger, and nothing is migrated, so a
+        reader (the audit) can never change or create the ledger it checks.
+        """
         self.path = path
         try:
+            if read_only:
+                uri = f"{path.absolute().as_uri()}?mode=ro"
+                self.db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+                self.db.row_factory = sqlite3.Row
+                self._check_current()
+                return
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.db.row_factory = sqlite3.Row
@@ -56,6 +68,19 @@ class Ledger:
     def version(self) -> int:
         row = self.db.execute("PRAGMA user_version").fetchone()
         return int(row[0])
+
+    def _check_current(self) -> None:
+        have = self.version
+        if have == len(MIGRATIONS):
+            return
+        self.db.close()
+        if have > len(MIGRATIONS):
+            raise LedgerError(
+                f"{self.path}: made by a newer dreaming (schema {have}); upgrade dreaming"
+            )
+        raise LedgerError(
+            f"{self.path}: an older schema ({have}); run `dreaming status` once to migrate it"
+        )
 
     def _migrate(self) -> None:
         if self.version == len(MIGRATIONS):

@@ -56,6 +56,11 @@ def get(ledger: Ledger, name: str) -> Subject | None:
     return None if row is None else Subject(*row)
 
 
+def every(ledger: Ledger) -> list[Subject]:
+    """Every subject, by name."""
+    return [Subject(*row) for row in ledger.db.execute(f"{_SELECT} ORDER BY name")]
+
+
 def set_status(
     ledger: Ledger, name: str, status: SubjectStatus, article_stem: str | None = None
 ) -> None:
