@@ -750,3 +750,8 @@ def test_footnote_balance_pairs_markers_with_definitions() -> None:
     assert balance.undefined == ("3",)
     assert balance.repeated == {"1": 2}
     assert [d.label for d in balance.orphans] == ["9"]
+
+
+def test_a_decomposed_h1_matches_its_composed_file_name() -> None:
+    article = parse("# Cafe\u0301\n\nA place.\n")
+    assert not any("does not match the file name" in p for p in problems(article, stem="Café"))

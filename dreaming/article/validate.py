@@ -34,7 +34,7 @@ from dreaming.article.queries import (
     is_stub,
     prose_words,
 )
-from dreaming.article.titles import heading_key, title_for_stem
+from dreaming.article.titles import heading_key, nfc, title_for_stem
 
 KINDS = ("thing", "person", "domain", "project", "standard")
 """The closed set of infobox `kind:` values."""
@@ -102,7 +102,7 @@ def problems(article: Article, *, stem: str | None = None) -> list[str]:
     out = []
     if a.title is None:
         out.append("no '# Title' line: the article needs an H1")
-    elif stem is not None and a.title != title_for_stem(stem):
+    elif stem is not None and nfc(a.title) != title_for_stem(stem):
         want = title_for_stem(stem)
         out.append(f"H1 {a.title!r} does not match the file name: expected '# {want}'")
     if a.preamble.strip():
