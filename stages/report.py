@@ -133,7 +133,7 @@ def report_path(started_at: str) -> str:
 
 def render(report: NightReport, before: str | None) -> str:
     """The Log page with this run's section added to `before` (None: a new page)."""
-    head = f"# Dreaming {report.started_at[:10]}\n" if before is None else before.rstrip("\n")
+    head = f"# Dreaming {report.started_at[:10]}" if before is None else before.rstrip("\n")
     return f"{head}\n\n{section(report)}"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -11,6 +10,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +52,9 @@ def answers_file(tmp_path: Path) -> Path:
     return path
 
 
-def night(vault: Vault, answers_path: Path, stages: Iterable[Stage], **kw: object) -> dict:
+def night(
+    vault: Vault, answers_path: Path, stages: Iterable[Stage], **kw: object
+) -> dict[str, Any]:
     with app_for(vault, answers_path, **kw.pop("settings", {})) as app:  # type: ignore[arg-type]
         report = run_night(app, stages=tuple(stages), **kw)  # type: ignore[arg-type]
         doc = status(app.ledger)
@@ -80,7 +82,8 @@ def test_a_unit_that_raises_is_recorded_failed_and_the_next_unit_still_runs(
     report = night(vault, answers_file, [stage])["report"]
     assert stage.ran == ["a", "b", "c"]
     failed = work.get(ledger, "segment", "b")
-    assert failed is not None and failed.status == "failed"
+    assert failed is not None
+    assert failed.status == "failed"
     assert failed.last_error == "unit b broke on two lines"
     assert (vault.root / page("segment", "c")).is_file()
     assert report.stages[0].failures == [("unit b", "unit b broke on two lines")]
@@ -96,7 +99,8 @@ def test_a_spent_budget_stops_at_a_unit_boundary_and_the_next_night_resumes(
         settings={"max_model_calls": 2},
     )["report"]
     assert first.model_calls == 2
-    assert first.stages[0].done == 2 and first.stages[0].left == 3
+    assert first.stages[0].done == 2
+    assert first.stages[0].left == 3
     assert len(first.stages) == 1, "a spent budget stops the night"
     text = (vault.root / first.report).read_text()
     assert "Budget spent, 3 units left for the next run" in text
@@ -158,7 +162,8 @@ def test_status_last_run_has_units_calls_commits_noops_and_failures(
 ) -> None:
     doc = night(vault, answers_file, [FakeStage("segment", "abc", fail="c")])["status"]
     last = doc["last_run"]
-    assert last["kind"] == "night" and last["status"] == "ok"
+    assert last["kind"] == "night"
+    assert last["status"] == "ok"
     assert last["units"] == {
         "segment": {"done": 2, "failed": 1, "rejected": 0, "skipped": 0, "left": 0}
     }
@@ -180,7 +185,8 @@ def test_only_the_named_stage_runs_and_an_unknown_name_is_refused(
 def test_limit_caps_the_units_of_each_stage(vault: Vault, answers_file: Path) -> None:
     stage = FakeStage("segment", "abcd")
     report = night(vault, answers_file, [stage], limit=2)["report"]
-    assert stage.ran == ["a", "b"] and report.stages[0].left == 2
+    assert stage.ran == ["a", "b"]
+    assert report.stages[0].left == 2
 
 
 def test_ingest_runs_first_so_new_raw_files_are_all_a_night_needs(
@@ -193,7 +199,9 @@ def test_ingest_runs_first_so_new_raw_files_are_all_a_night_needs(
     assert doc["status"]["last_run"]["kind"] == "night"
 
 
-def child(vault: Vault, answers_path: Path, keys: str, crash: str = "", *extra: str):
+def child(
+    vault: Vault, answers_path: Path, keys: str, crash: str = "", *extra: str
+) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     args = [sys.executable, "-m", "tests.pipeline_fakes", str(vault.root), str(answers_path)]
     return subprocess.Popen([*args, ",".join(keys), crash, *extra], cwd=ROOT, env=env)
@@ -227,6 +235,9 @@ def test_a_night_killed_anywhere_then_rerun_does_each_unit_exactly_once(
     start = commits(vault)
     killed = child(vault, answers_file, "abcd", crash)
     assert killed.wait(timeout=60) == -signal.SIGKILL
+    dead = runs.last(ledger)
+    assert dead is not None
+    assert dead.status == "running"
     rerun = child(vault, answers_file, "abcd")
     assert rerun.wait(timeout=60) == 0
     assert all(work.is_done(ledger, "segment", k, f"hash-{k}") for k in "abcd")
@@ -235,7 +246,8 @@ def test_a_night_killed_anywhere_then_rerun_does_each_unit_exactly_once(
         assert log.count(f"segment: unit {k}\n") == 1, log
         assert (vault.root / page("segment", k)).read_text() == f"word-{k}\n"
     assert git(vault, "status", "--porcelain", "Talk") == ""
-    last = runs.last(ledger)
-    assert last is not None and last.status == "ok"
-    interrupted = [r for r in json.loads("[]")]
-    assert interrupted == []
+    last, stopped = runs.last(ledger), runs.get(ledger, dead.id)
+    assert last is not None
+    assert last.status == "ok"
+    assert stopped is not None
+    assert stopped.status == "interrupted"
