@@ -207,7 +207,8 @@ def _night(
         _finish(app, report, writer, "failed", now, clock)
         raise
     finally:
-        app.unload_model()
+        if not app.settings.keep_model_resident:
+            app.unload_model()
     _finish(app, report, writer, "ok", now, clock)
     return report
 

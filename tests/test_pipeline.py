@@ -17,6 +17,7 @@ import pytest
 from dreaming.config import Settings
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, runs, work
+from dreaming.model import TextModel
 from dreaming.status import status
 from dreaming.vault import Vault
 from dreaming.vault.lock import RunLocked, run_lock
@@ -251,3 +252,23 @@ def test_a_night_killed_anywhere_then_rerun_does_each_unit_exactly_once(
     assert last.status == "ok"
     assert stopped is not None
     assert stopped.status == "interrupted"
+
+
+def test_the_model_is_loaded_once_a_night_released_at_its_end_and_never_when_idle(
+    vault: Vault, answers_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dreaming.model
+
+    real, loads = dreaming.model.load, []
+
+    def counting(spec: str) -> TextModel:
+        loads.append(spec)
+        return real(spec)
+
+    monkeypatch.setattr(dreaming.model, "load", counting)
+    with app_for(vault, answers_file) as app:
+        run_night(app, stages=(FakeStage("segment", "ab"), FakeStage("extract", "ab")))
+        assert len(loads) == 1
+        assert app._model is None, "released when the night ends"
+        run_night(app, stages=(FakeStage("segment", "ab"),))
+    assert len(loads) == 1, "a night with nothing to do loads no model"
