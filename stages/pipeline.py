@@ -91,11 +91,16 @@ def run_stage(
     """Do the units of `stage` not yet done (at most `limit`), oldest first."""
     report = StageReport(stage.name)
     todo: list[Unit] = []
-    for unit in stage.units(ctx):
-        if work.is_done(ctx.ledger, stage.name, unit.key, unit.input_hash):
-            report.skipped += 1
-        else:
-            todo.append(unit)
+    try:
+        for unit in stage.units(ctx):
+            if work.is_done(ctx.ledger, stage.name, unit.key, unit.input_hash):
+                report.skipped += 1
+            else:
+                todo.append(unit)
+    except Exception as e:
+        # Nothing of this stage runs (its list may be partial); the next stage still does.
+        report.count("its units", UnitResult("failed", _reason(e)))
+        return report
     if limit is not None and len(todo) > limit:
         report.left = len(todo) - limit
         todo = todo[:limit]
@@ -111,10 +116,8 @@ def run_stage(
             report.budget_spent = str(e)
             report.left += len(todo) - i
             break
-        except DreamingError as e:
-            result = UnitResult("failed", _one_line(str(e)))
         except Exception as e:
-            result = UnitResult("failed", f"internal error ({type(e).__name__}); please report")
+            result = UnitResult("failed", _reason(e))
         if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {unit.label or unit.key}"):
             report.commits += 1
         work.record(
@@ -283,5 +286,8 @@ def _raw_to_read(vault: Vault, ledger: Ledger) -> int:
     return count
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+def _reason(e: Exception) -> str:
+    """One line for the report: a DreamingError says what to do; anything else is ours."""
+    if isinstance(e, DreamingError):
+        return " ".join(str(e).split())
+    return f"internal error ({type(e).__name__}); please report"

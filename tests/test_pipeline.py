@@ -7,7 +7,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from dreaming.status import status
 from dreaming.vault import Vault
 from dreaming.vault.lock import RunLocked, run_lock
 from stages.pipeline import run_night
-from stages.stage import Stage
+from stages.stage import Stage, StageContext, Unit, UnitResult
 from tests.pipeline_fakes import FakeStage, answers, page
 from tests.support import raw_note
 from watcher.app import App
@@ -272,3 +272,51 @@ def test_the_model_is_loaded_once_a_night_released_at_its_end_and_never_when_idl
         assert app._model is None, "released when the night ends"
         run_night(app, stages=(FakeStage("segment", "ab"),))
     assert len(loads) == 1, "a night with nothing to do loads no model"
+
+
+class Unlistable(FakeStage):
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        yield Unit("a", "hash-a")
+        raise DreamingError("Meta/Chunking.md: unreadable; fix the page")
+
+
+def test_a_stage_that_cannot_list_its_units_fails_alone_and_the_next_stage_runs(
+    vault: Vault, answers_file: Path
+) -> None:
+    after = FakeStage("extract", "a")
+    report = night(vault, answers_file, [Unlistable("segment", ""), after])["report"]
+    assert after.ran == ["a"]
+    assert report.stages[0].failures == [
+        ("its units", "Meta/Chunking.md: unreadable; fix the page")
+    ]
+    assert report.summary()["failures"] == 1
+
+
+class Buggy(FakeStage):
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        if unit.key == "a":
+            raise KeyError("a")
+        if unit.key == "stop":
+            raise KeyboardInterrupt
+        return super().run(ctx, unit)
+
+
+def test_a_bug_in_a_unit_is_an_internal_error_for_that_unit_alone(
+    vault: Vault, answers_file: Path
+) -> None:
+    report = night(vault, answers_file, [Buggy("segment", "ab")])["report"]
+    assert report.stages[0].failures == [("unit a", "internal error (KeyError); please report")]
+    assert report.stages[0].done == 1
+
+
+def test_an_interrupted_night_is_recorded_interrupted_and_its_done_units_stay_done(
+    vault: Vault, ledger: Ledger, answers_file: Path
+) -> None:
+    stage = Buggy("segment", ["b", "stop", "c"])
+    with app_for(vault, answers_file) as app, pytest.raises(KeyboardInterrupt):
+        run_night(app, stages=(stage,))
+    last = runs.last(ledger)
+    assert last is not None
+    assert last.status == "interrupted"
+    assert work.is_done(ledger, "segment", "b", "hash-b")
+    assert stage.ran == ["b"]
