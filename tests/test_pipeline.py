@@ -320,3 +320,14 @@ def test_an_interrupted_night_is_recorded_interrupted_and_its_done_units_stay_do
     assert last.status == "interrupted"
     assert work.is_done(ledger, "segment", "b", "hash-b")
     assert stage.ran == ["b"]
+
+
+def test_status_shows_what_the_last_night_did(vault: Vault, answers_file: Path) -> None:
+    from click.testing import CliRunner
+
+    from watcher.cli import cli
+
+    night(vault, answers_file, [FakeStage("segment", "abc", fail="c")])
+    shown = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)])
+    assert shown.exit_code == 0, shown.output
+    assert "2 units done, 1 failures, 0 no-ops, 2 model calls, 3 commits" in shown.output

@@ -350,6 +350,12 @@ def _print_status(doc: StatusDoc) -> None:
         out.print("Last run: never")
     else:
         out.print(f"Last run: {run['kind']} {run['id']} at {run['started_at']}: {run['status']}")
+        if run["units"]:
+            done = sum(u["done"] for u in run["units"].values())
+            out.print(
+                f"  {done} units done, {run['failures']} failures, {run['noops']} no-ops, "
+                f"{run['model_calls']} model calls, {run['commits']} commits"
+            )
 
 
 def main() -> None:
