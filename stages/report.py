@@ -116,7 +116,8 @@ class NightReport:
             "units": {s.stage: s.units() for s in self.stages},
             "model_calls": self.model_calls,
             "commits": self.commits + sum(s.commits for s in self.stages),
-            "noops": len(self.noops) + len(self.conflicts),
+            # The gate records one row per reason; a NO-OP is one refused edit.
+            "noops": len({(r.stage, r.unit, r.stem) for r in self.noops}) + len(self.conflicts),
             "failures": self.failures,
             "budget_spent": self.budget_spent,
             "articles_created": sum(a.created for a in self.articles),

@@ -66,3 +66,10 @@ def test_a_spent_budget_says_how_many_units_wait_for_the_next_run() -> None:
     report.stages[0].left = 7
     report.stages[0].budget_spent = "model budget spent: 2 of 2 calls this run"
     assert "Budget spent, 7 units left for the next run: model budget spent" in render(report, None)
+
+
+def test_an_edit_refused_for_two_reasons_is_one_noop() -> None:
+    report = a_night()
+    report.noops.append(GateRejection("r1", "synthesize", "b1", "Old_Thing", "E_LINK", "x", "t"))
+    report.conflicts = [("Other", "changed on disk")]
+    assert report.summary()["noops"] == 2
