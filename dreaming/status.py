@@ -32,6 +32,16 @@ class ReclaimableDoc(TypedDict):
     superseded_by: str
 
 
+class UnitsDoc(TypedDict):
+    done: int
+    failed: int
+    rejected: int
+    skipped: int
+    """Already done with the same input: no model call."""
+    left: int
+    """Not reached (budget spent or --limit): the next run does them."""
+
+
 class RunDoc(TypedDict):
     id: str
     kind: RunKind
@@ -39,6 +49,12 @@ class RunDoc(TypedDict):
     finished_at: str | None
     status: RunStatus
     summary: dict[str, Any]
+    units: dict[str, UnitsDoc]
+    """Per stage; empty for a run that ran no stage (an ingest)."""
+    model_calls: int
+    commits: int
+    noops: int
+    failures: int
 
 
 class UsageDoc(TypedDict):
@@ -111,6 +127,21 @@ def last_run(ledger: Ledger) -> RunDoc | None:
         "finished_at": run.finished_at,
         "status": run.status,
         "summary": run.summary,
+        "units": {stage: _units(counts) for stage, counts in run.summary.get("units", {}).items()},
+        "model_calls": int(run.summary.get("model_calls", 0)),
+        "commits": int(run.summary.get("commits", 0)),
+        "noops": int(run.summary.get("noops", 0)),
+        "failures": int(run.summary.get("failures", run.summary.get("failed", 0))),
+    }
+
+
+def _units(counts: dict[str, Any]) -> UnitsDoc:
+    return {
+        "done": int(counts.get("done", 0)),
+        "failed": int(counts.get("failed", 0)),
+        "rejected": int(counts.get("rejected", 0)),
+        "skipped": int(counts.get("skipped", 0)),
+        "left": int(counts.get("left", 0)),
     }
 
 

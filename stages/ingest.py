@@ -60,6 +60,20 @@ class IngestReport:
             if f.name != "files":
                 setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
+    def summary(self) -> dict[str, int]:
+        """The counts a `runs` row keeps."""
+        return {
+            "files": self.files,
+            "ingested": self.ingested,
+            "unchanged": self.unchanged,
+            "failed": len(self.failed),
+            "pending": len(self.pending),
+            "conversations_new": self.conversations_new,
+            "conversations_updated": self.conversations_updated,
+            "messages_added": self.messages_added,
+            "redactions": self.redactions,
+        }
+
     @property
     def changed(self) -> bool:
         return bool(
@@ -79,8 +93,11 @@ def ingest(
     *,
     progress: Progress | None = None,
     max_file_bytes: int = MAX_BYTES,
+    record_run: bool = True,
 ) -> IngestReport:
-    """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/)."""
+    """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/).
+
+    record_run: False when a night runs it, whose own `runs` row holds its summary."""
     if files is None:
         paths = raw_paths(vault)
     else:
@@ -106,7 +123,7 @@ def ingest(
                 batch = 0
         if files is None:
             report.removed = _forget_files(ledger, set(known) - set(rels))
-        if report.changed:
+        if record_run and report.changed:
             _record_run(ledger, report)
     return report
 
@@ -367,15 +384,4 @@ def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
 
 def _record_run(ledger: Ledger, report: IngestReport) -> None:
     now = utcnow()
-    summary = {
-        "files": report.files,
-        "ingested": report.ingested,
-        "unchanged": report.unchanged,
-        "failed": len(report.failed),
-        "pending": len(report.pending),
-        "conversations_new": report.conversations_new,
-        "conversations_updated": report.conversations_updated,
-        "messages_added": report.messages_added,
-        "redactions": report.redactions,
-    }
-    runs.put(ledger, runs.Run(runs.new_id(), "ingest", now, now, "ok", summary))
+    runs.put(ledger, runs.Run(runs.new_id(), "ingest", now, now, "ok", report.summary()))

@@ -18,6 +18,7 @@ from dreaming.ledger import Ledger
 from dreaming.model import TextModel
 from dreaming.policy import Policy
 from dreaming.vault import Vault
+from stages.write import Writer
 
 StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize"]
 """The model stages, in the order a night runs them (INGEST runs before them)."""
@@ -58,6 +59,9 @@ class StageContext:
     """The run's model, loaded on first call (a stage with nothing to do never loads it)."""
     now: Callable[[], str]
     """The current time as ISO 8601 UTC (injected so tests are deterministic)."""
+    writer: Writer | None = None
+    """The run's one door to disk (None in a dry run); the runner commits what a unit
+    wrote right after it, before recording the unit done."""
 
 
 class Stage(Protocol):

@@ -152,7 +152,12 @@ class Writer:
                 return text
             data = text.encode("utf-8")
         if data == before:
-            return Outcome("unchanged", target.rel)
+            if self._repo.committed(target.path, data):
+                return Outcome("unchanged", target.rel)
+            # Our bytes, on disk but never committed: a run was stopped between its
+            # write and its commit. Committing them now loses and repeats nothing.
+            self._pending[target.rel] = _Pending(target.path, data, edit.stage)
+            return Outcome("written", target.rel, "committed a stopped run's write")
         self._settle(target, before)
         write_atomic(target.path, data, expected=edit.base, registry=self._own_writes)
         self._pending[target.rel] = _Pending(target.path, data, edit.stage)

@@ -146,3 +146,23 @@ def test_the_scripted_model_fixture_answers_exactly_its_script(
     assert model.complete("bucket", "S", "which subject?").text == "Rust"
     with pytest.raises(ModelError, match="no scripted answer for stage bucket"):
         model.complete("bucket", None, "which subject?")
+
+
+def test_a_command_s_model_replaces_the_settings_model_for_this_app_only(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loaded: list[str] = []
+
+    def load(spec: str) -> TextModel:
+        loaded.append(spec)
+        return Spy()
+
+    monkeypatch.setattr(dreaming.model, "load", load)
+    with App.open(vault.root) as app:
+        first = app.model
+        app.use_model("scripted:other.jsonl")
+        assert app.model is not first
+        assert app.settings.model == "scripted:other.jsonl"
+    with App.open(vault.root) as app:
+        assert app.settings.model != "scripted:other.jsonl"
+    assert loaded[1] == "scripted:other.jsonl"

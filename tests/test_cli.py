@@ -93,3 +93,69 @@ def test_an_error_naming_a_path_with_control_characters_stays_one_line(tmp_path:
     [line] = result.stderr.strip().splitlines()
     assert "\x1b" not in line
     assert "evil\\x1b]0;title\\x07\\nname: is a file" in line
+
+
+def test_synthesize_ingests_reports_and_a_second_run_with_nothing_new_commits_nothing(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    (root / "Raw" / "t.md").write_text(raw_note(("user", "hi"), ("assistant", "hello")))
+    first = dreaming("synthesize", "--vault", str(root))
+    assert first.returncode == 0, first.stderr
+    assert "0 model calls, 1 commits" in first.stdout
+    assert "report Log/" in first.stdout
+    second = dreaming("synthesize", "--vault", str(root))
+    assert second.returncode == 0, second.stderr
+    assert "0 model calls, 0 commits" in second.stdout
+    doc = json.loads(dreaming("status", "--vault", str(root), "--json").stdout)
+    assert doc["last_run"]["kind"] == "night"
+    assert (doc["last_run"]["model_calls"], doc["last_run"]["commits"]) == (0, 0)
+
+
+def test_synthesize_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    (root / "Raw" / "t.md").write_text(raw_note(("user", "hi"), ("assistant", "hello")))
+    plan = dreaming("synthesize", "--vault", str(root), "--dry-run")
+    assert plan.returncode == 0, plan.stderr
+    assert "ingest: 1 Raw files to read" in plan.stdout
+    assert "model calls expected: at least 0" in plan.stdout
+    assert not list((root / "Log").glob("2*.md"))
+    assert dreaming("status", "--vault", str(root)).stdout.endswith("Last run: never\n")
+
+
+def test_synthesize_refuses_an_unknown_stage_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    bad = dreaming("synthesize", "--vault", str(root), "--stage", "nope")
+    assert bad.returncode == 1
+    assert bad.stderr == "dreaming: error: no stage named 'nope'; choose one of: ingest\n"
+
+
+def test_synthesize_refuses_in_one_line_while_another_run_holds_the_vault(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(root)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
+        refused = dreaming("synthesize", "--vault", str(root))
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert refused.returncode == 1
+    assert f"another dreaming run (pid {holder.pid})" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+
+
+HOLD_LOCK = """
+import sys, time
+from dreaming.vault import Vault
+from dreaming.vault.lock import run_lock
+with run_lock(Vault.open(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(60)
+"""

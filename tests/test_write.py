@@ -336,3 +336,26 @@ def test_known_stems_resolve_links_and_grow_with_new_articles(
     oak = "# Oak\n\nOak is a hard wood.[^1]\n\n## References\n\n[^1]: `conv:dddddddd`\n"
     assert strict.write(Edit("Oak", oak, None)).status == "written"
     assert strict.write(Edit("Bench", see_oak, None)).status == "written"
+
+
+def test_an_edit_whose_bytes_an_interrupted_run_left_uncommitted_commits_them(
+    vault: Vault, ledger: Ledger, writer: Writer, own_writes: OwnWrites
+) -> None:
+    assert writer.write(Edit("Thing", THING, None, stage="synthesize")).status == "written"
+    # The run is killed here, before its commit; the next run makes the same edit.
+    page = vault.articles / "Thing.md"
+    again = Writer(vault, ledger, own_writes, RUN)
+    outcome = again.write(Edit("Thing", THING, checksum(page.read_bytes()), stage="synthesize"))
+    assert outcome.status == "written"
+    assert again.commit("create Thing") is not None
+    assert git(vault, "log", "-1", "--format=%an") == "dreaming\n"
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_an_edit_that_changes_nothing_committed_is_unchanged_and_commits_nothing(
+    vault: Vault, writer: Writer
+) -> None:
+    page = committed_thing(vault, writer)
+    text = page.read_text(encoding="utf-8")
+    assert writer.write(Edit("Thing", text, checksum(text))).status == "unchanged"
+    assert writer.commit("nothing") is None

@@ -10,6 +10,7 @@ releases the model.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -61,6 +62,11 @@ class App:
         if self._settings is None:
             self._settings = load_settings(self.vault.root)
         return self._settings
+
+    def use_model(self, spec: str) -> None:
+        """Use `spec` instead of the settings' model from now on (a command's --model)."""
+        self.unload_model()
+        self._settings = replace(self.settings, model=spec)
 
     @property
     def ledger(self) -> Ledger:

@@ -23,6 +23,7 @@ from watcher.app import App, implied_model
 
 if TYPE_CHECKING:
     from dreaming.status import StatusDoc
+    from stages.report import NightReport
 
 # soft_wrap: an error is one line a person can grep, however narrow the terminal.
 out = Console(highlight=False, soft_wrap=True)
@@ -187,6 +188,81 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
         sys.exit(1)
 
 
+@cli.command()
+@vault_option
+@click.option("--stage", "only", default=None, help="Run only this stage (after INGEST).")
+@click.option("--model", "spec", default=None, help="The model spec for this run.")
+@click.option("--dry-run", is_flag=True, help="Print the plan: no model call, no write.")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N units a stage.")
+def synthesize(
+    vault_path: Path | None, only: str | None, spec: str | None, dry_run: bool, limit: int | None
+) -> None:
+    """Run the night now: INGEST, then every stage, then the run report in Log/."""
+    from stages.pipeline import run_night
+
+    app = _app(vault_path)
+    if spec:
+        app.use_model(spec)
+    if out.is_terminal and not dry_run:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(
+            TextColumn("{task.fields[stage]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=out,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("", total=None, stage="ingest")
+
+            def progress(stage: str, done: int, total: int, label: str) -> None:
+                bar.update(
+                    task, completed=done, total=total, stage=stage, description=_name(label[-60:])
+                )
+
+            report = run_night(app, only=only, limit=limit, progress=progress)
+    else:
+        report = run_night(app, only=only, limit=limit, dry_run=dry_run)
+    if dry_run:
+        _print_plan(report)
+        return
+    _print_night(report)
+
+
+def _print_plan(report: NightReport) -> None:
+    out.print(f"plan (dry run, model {shown(report.model)}): nothing is called or written")
+    out.print(f"  ingest: {report.ingest.files} Raw files to read", markup=False)
+    calls = 0
+    for s in report.stages:
+        calls += s.planned
+        later = f", {s.left} more beyond --limit" if s.left else ""
+        out.print(
+            f"  {s.stage}: {s.planned} units to do, {s.skipped} already done{later}", markup=False
+        )
+    out.print(f"model calls expected: at least {calls} (one a unit)", markup=False)
+
+
+def _print_night(report: NightReport) -> None:
+    for s in report.stages:
+        for unit, why in s.failures:
+            err.print(f"dreaming: {s.stage} {shown(unit)}: {shown(why)}", markup=False)
+    summary = report.summary()
+    done = sum(s.done for s in report.stages)
+    line = (
+        f"run {report.run_id}: {done} units done, {summary['failures']} failed, "
+        f"{summary['noops']} no-ops, {summary['model_calls']} model calls, "
+        f"{summary['commits']} commits in {report.wall_seconds:.1f} s"
+    )
+    if report.report:
+        line += f"; report {report.report}"
+    out.print(line, markup=False)
+    if report.budget_spent:
+        err.print(f"dreaming: {shown(report.budget_spent)}", markup=False)
+    if report.report_error:
+        err.print(f"dreaming: the run report was not written: {shown(report.report_error)}")
+
+
 @cli.group()
 def model() -> None:
     """Local models: list the presets, install one, try one."""
@@ -299,6 +375,12 @@ def _print_status(doc: StatusDoc) -> None:
         out.print("Last run: never")
     else:
         out.print(f"Last run: {run['kind']} {run['id']} at {run['started_at']}: {run['status']}")
+        if run["units"]:
+            done = sum(u["done"] for u in run["units"].values())
+            out.print(
+                f"  {done} units done, {run['failures']} failures, {run['noops']} no-ops, "
+                f"{run['model_calls']} model calls, {run['commits']} commits"
+            )
 
 
 def main() -> None:

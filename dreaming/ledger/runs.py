@@ -80,3 +80,14 @@ _SELECT = "SELECT id, kind, started_at, finished_at, status, summary, commit_sha
 def _run(row: Any) -> Run:
     summary = json.loads(row[5]) if row[5] else {}
     return Run(row[0], row[1], row[2], row[3], row[4], summary, row[6])
+
+
+def interrupt_unfinished(ledger: Ledger, kind: RunKind, now: str) -> int:
+    """Mark every `running` run of `kind` interrupted: called under the run lock, when
+    none of them can still be going; returns how many there were."""
+    cursor = ledger.db.execute(
+        "UPDATE runs SET status = 'interrupted', finished_at = ? "
+        "WHERE kind = ? AND status = 'running'",
+        (now, kind),
+    )
+    return cursor.rowcount

@@ -104,3 +104,14 @@ def redirect(ledger: Ledger, name: str, target_stem: str, reason: RedirectReason
 def redirects(ledger: Ledger) -> dict[str, str]:
     """Every redirected subject and the stem it resolves to."""
     return dict(ledger.db.execute("SELECT subject, target_stem FROM subject_redirects").fetchall())
+
+
+def captured_since(ledger: Ledger, since: str) -> list[Subject]:
+    """Subjects first seen at or after `since` that stay captured (no article of their own)."""
+    return [
+        Subject(*row)
+        for row in ledger.db.execute(
+            f"{_SELECT} WHERE status = 'captured' AND first_seen >= ? ORDER BY first_seen, name",
+            (since,),
+        )
+    ]

@@ -75,3 +75,12 @@ def get(ledger: Ledger, stage: str, unit: str) -> WorkItem | None:
         (stage, unit),
     ).fetchone()
     return None if row is None else WorkItem(*row)
+
+
+def is_done(ledger: Ledger, stage: str, unit: str, input_hash: str) -> bool:
+    """Whether `unit` is done with exactly this input."""
+    row = ledger.db.execute(
+        "SELECT 1 FROM work WHERE stage = ? AND unit = ? AND input_hash = ? AND status = 'done'",
+        (stage, unit, input_hash),
+    ).fetchone()
+    return row is not None

@@ -1,0 +1,293 @@
+"""The runner: a night is INGEST, then every stage in order, then the run report.
+
+Every stage takes its work from the ledger: a unit whose `work` row is done
+with the same input hash is skipped, so a night with nothing new makes no
+model call and no commit. Per unit the order is: the stage does it, the
+runner commits what it wrote, then records it done. A crash (kill -9) between
+any two of those steps only makes the next run do that unit again, and a unit
+done again writes the same bytes, which is no new commit. A failed unit is
+recorded with its one-line reason and the next unit runs; `BudgetExhausted`
+stops the stage at the unit boundary and the rest waits for the next run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from time import monotonic
+from typing import Any, Protocol
+
+from dreaming.accounting import metered
+from dreaming.config import Settings
+from dreaming.errors import DreamingError, ModelError
+from dreaming.ledger import Ledger, gate_rejections, model_calls, raw_files, runs, subjects, work
+from dreaming.model import BudgetExhausted, MeteredModel, TextModel
+from dreaming.policy import Policy
+from dreaming.vault import OwnWrites, Vault, checksum
+from dreaming.vault.lock import run_lock
+from dreaming.vault.raw_folder import raw_files as raw_paths
+from stages.ingest import IngestReport, ingest
+from stages.report import NightReport, StageReport, WrittenArticle, render, report_path
+from stages.stage import Stage, StageContext, Unit, UnitResult
+from stages.write import Edit, Outcome, Writer
+
+STAGES: tuple[Stage, ...] = ()
+"""The model stages of a night, in order."""
+
+
+class App(Protocol):
+    """What a run needs of the entry point's app context (watcher/app.py's `App`)."""
+
+    vault: Vault
+    own_writes: OwnWrites
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def model(self) -> TextModel: ...
+
+    def unload_model(self) -> None: ...
+
+
+Progress = Callable[[str, int, int, str], None]
+"""progress(stage, units handled, units to handle, current unit's label)."""
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class _RecordingWriter(Writer):
+    """The run's Writer, remembering which articles it created and updated."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.articles: list[WrittenArticle] = []
+        self.conflicts: list[tuple[str, str]] = []
+
+    def write(self, edit: Edit) -> Outcome:
+        outcome = super().write(edit)
+        if outcome.path is not None and outcome.path.startswith("articles/"):
+            stem = outcome.path.removeprefix("articles/").removesuffix(".md")
+            if outcome.status == "written":
+                self.articles.append(WrittenArticle(stem, created=edit.base is None))
+            elif outcome.status == "noop_conflict":
+                self.conflicts.append((stem, outcome.detail))
+        return outcome
+
+
+def run_stage(
+    stage: Stage,
+    ctx: StageContext,
+    *,
+    limit: int | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> StageReport:
+    """Do the units of `stage` not yet done (at most `limit`), oldest first."""
+    report = StageReport(stage.name)
+    todo: list[Unit] = []
+    try:
+        for unit in stage.units(ctx):
+            if work.is_done(ctx.ledger, stage.name, unit.key, unit.input_hash):
+                report.skipped += 1
+            else:
+                todo.append(unit)
+    except Exception as e:
+        # Nothing of this stage runs (its list may be partial); the next stage still does.
+        report.count("its units", UnitResult("failed", _reason(e)))
+        return report
+    if limit is not None and len(todo) > limit:
+        report.left = len(todo) - limit
+        todo = todo[:limit]
+    if dry_run:
+        report.planned = len(todo)
+        return report
+    for i, unit in enumerate(todo):
+        if progress is not None:
+            progress(stage.name, i, len(todo), unit.label or unit.key)
+        try:
+            result = stage.run(ctx, unit)
+        except BudgetExhausted as e:
+            report.budget_spent = str(e)
+            report.left += len(todo) - i
+            break
+        except Exception as e:
+            result = UnitResult("failed", _reason(e))
+        if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {unit.label or unit.key}"):
+            report.commits += 1
+        work.record(
+            ctx.ledger,
+            stage.name,
+            unit.key,
+            unit.input_hash,
+            result.status,
+            run_id=ctx.run_id,
+            now=ctx.now(),
+            error=result.detail if result.status != "done" else None,
+        )
+        report.count(unit.label or unit.key, result)
+    if progress is not None:
+        progress(stage.name, len(todo) - report.left, len(todo), "")
+    return report
+
+
+def run_night(
+    app: App,
+    *,
+    stages: Sequence[Stage] = STAGES,
+    only: str | None = None,
+    limit: int | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+    now: Callable[[], str] = utcnow,
+) -> NightReport:
+    """INGEST, then `stages` in order (or only the one named `only`), then the report.
+
+    Holds the vault's run lock throughout (a dry run takes none: it writes nothing).
+    """
+    chosen = _chosen(stages, only)
+    if dry_run:
+        return _plan(app, chosen, limit, now)
+    with run_lock(app.vault):
+        return _night(app, chosen, only, limit, progress, now)
+
+
+def _chosen(stages: Sequence[Stage], only: str | None) -> list[Stage]:
+    if only is None or only == "ingest":
+        return [] if only else list(stages)
+    picked = [s for s in stages if s.name == only]
+    if not picked:
+        names = ", ".join(["ingest", *(s.name for s in stages)])
+        raise DreamingError(f"no stage named {only!r}; choose one of: {names}")
+    return picked
+
+
+def _night(
+    app: App,
+    chosen: list[Stage],
+    only: str | None,
+    limit: int | None,
+    progress: Progress | None,
+    now: Callable[[], str],
+) -> NightReport:
+    ledger, vault = app.ledger, app.vault
+    started, clock = now(), monotonic()
+    run_id = runs.new_id()
+    with ledger.transaction():
+        runs.interrupt_unfinished(ledger, "night", started)
+        runs.interrupt_unfinished(ledger, "stage", started)
+        runs.put(ledger, runs.Run(run_id, "stage" if only else "night", started, None, "running"))
+    report = NightReport(run_id, started, app.settings.model)
+    writer = _RecordingWriter(vault, ledger, app.own_writes, run_id)
+    model: list[MeteredModel] = []
+
+    def the_model() -> TextModel:
+        if not model:
+            model.append(metered(app.model, app.settings, ledger, run_id))
+        return model[0]
+
+    ctx = StageContext(vault, ledger, app.settings, Policy(vault), run_id, the_model, now, writer)
+    try:
+        report.ingest = ingest(
+            vault,
+            ledger,
+            max_file_bytes=app.settings.max_raw_file_mb * 1024 * 1024,
+            record_run=False,
+        )
+        for stage in chosen:
+            report.stages.append(run_stage(stage, ctx, limit=limit, progress=progress))
+            if report.stages[-1].budget_spent:
+                break
+    except KeyboardInterrupt:
+        _finish(app, report, writer, "interrupted", now, clock)
+        raise
+    except BaseException:
+        _finish(app, report, writer, "failed", now, clock)
+        raise
+    finally:
+        if not app.settings.keep_model_resident:
+            app.unload_model()
+    _finish(app, report, writer, "ok", now, clock)
+    return report
+
+
+def _finish(
+    app: App,
+    report: NightReport,
+    writer: _RecordingWriter,
+    status: runs.RunStatus,
+    now: Callable[[], str],
+    clock: float,
+) -> None:
+    """Gather what the run did, write and commit the report if it did anything, close the row."""
+    ledger, run_id = app.ledger, report.run_id
+    report.status = status
+    report.articles = list(writer.articles)
+    report.conflicts = list(writer.conflicts)
+    report.noops = gate_rejections.of_run(ledger, run_id)
+    report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]
+    report.usage = model_calls.usage(ledger, run_id)
+    report.wall_seconds = monotonic() - clock
+    report.finished_at = now()
+    sha = None
+    if report.did_anything:
+        sha = _write_report(app.vault, writer, report)
+    runs.finish(ledger, run_id, status, report.finished_at, report.summary(), sha)
+
+
+def _write_report(vault: Vault, writer: Writer, report: NightReport) -> str | None:
+    """Write the report into the day's Log page (a later run that day adds its section)."""
+    rel = report_path(report.started_at)
+    path = vault.root / rel
+    before = path.read_text(encoding="utf-8") if path.is_file() else None
+    text = render(report, before)
+    outcome = writer.write(Edit(rel, text, None if before is None else checksum(before)))
+    if outcome.status != "written":
+        report.report_error = outcome.detail or outcome.status
+        return None
+    report.report = rel
+    sha = writer.commit(f"night report {rel}")
+    if sha is not None:
+        report.commits += 1
+    return sha
+
+
+def _plan(app: App, chosen: list[Stage], limit: int | None, now: Callable[[], str]) -> NightReport:
+    """What a run would do now: 0 model calls, 0 writes (not even a `runs` row)."""
+    vault, ledger = app.vault, app.ledger
+    report = NightReport("dry-run", now(), app.settings.model, dry_run=True)
+    report.ingest = IngestReport(files=_raw_to_read(vault, ledger))
+
+    def no_model() -> TextModel:
+        raise ModelError("a dry run makes no model calls; a stage asked for one while planning")
+
+    ctx = StageContext(vault, ledger, app.settings, Policy(vault), "dry-run", no_model, now)
+    report.stages = [run_stage(s, ctx, limit=limit, dry_run=True) for s in chosen]
+    return report
+
+
+def _raw_to_read(vault: Vault, ledger: Ledger) -> int:
+    """Raw files ingest would read (new, or changed since their watermark)."""
+    known = {r.path: r for r in raw_files.every(ledger)}
+    count = 0
+    for path in raw_paths(vault):
+        row = known.get(vault.rel(path))
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if row is None or (row.size, row.mtime_ns) != (st.st_size, st.st_mtime_ns):
+            count += 1
+    return count
+
+
+def _reason(e: Exception) -> str:
+    """One line for the report: a DreamingError says what to do; anything else is ours."""
+    if isinstance(e, DreamingError):
+        return " ".join(str(e).split())
+    return f"internal error ({type(e).__name__}); please report"

@@ -1,0 +1,111 @@
+"""Small fake stages for the runner's tests, and a night a test runs in a child process.
+
+A fake unit asks the scripted model one question and writes the answer into a
+Talk/ page through the run's Writer, so every unit done shows as one commit.
+Run as `python -m tests.pipeline_fakes VAULT ANSWERS UNITS [CRASH]` it does one
+night; CRASH `unit:point` kills the process (SIGKILL) at that point of that unit:
+`before_write`, `after_write` (written, not committed) or `at_record` (committed,
+not recorded done).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from dreaming.config import Settings
+from dreaming.errors import DreamingError
+from dreaming.ledger import work
+from dreaming.vault import Vault, checksum
+from stages.pipeline import run_night
+from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.write import Edit
+from tests.support import Answer
+from watcher.app import App
+
+
+def question(stage: str, key: str) -> str:
+    return f"Say a word for unit {key} of {stage}."
+
+
+def answers(stage: str, keys: Iterable[str]) -> list[Answer]:
+    return [Answer(stage, question(stage, k), f"word-{k}") for k in keys]
+
+
+def page(stage: str, key: str) -> str:
+    return f"Talk/{stage}-{key}.md"
+
+
+class FakeStage:
+    def __init__(
+        self,
+        name: StageName,
+        keys: Iterable[str],
+        *,
+        fail: Iterable[str] = (),
+        crash: tuple[str, str] | None = None,
+        hold: Path | None = None,
+    ) -> None:
+        self.name: StageName = name
+        self.keys = list(keys)
+        self.fail = set(fail)
+        self.crash = crash
+        self.hold = hold
+        self.ran: list[str] = []
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        for key in self.keys:
+            yield Unit(key, f"hash-{key}", label=f"unit {key}")
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        self.ran.append(unit.key)
+        self._maybe_stop(unit.key, "before_write")
+        if unit.key in self.fail:
+            raise DreamingError(f"unit {unit.key} broke\non two lines")
+        answer = ctx.model().complete(self.name, None, question(self.name, unit.key), unit=unit.key)
+        assert ctx.writer is not None
+        rel = page(self.name, unit.key)
+        path = ctx.vault.root / rel
+        base = checksum(path.read_bytes()) if path.exists() else None
+        ctx.writer.write(Edit(rel, f"{answer.text}\n", base, stage=self.name, unit=unit.key))
+        self._maybe_stop(unit.key, "after_write")
+        return UnitResult("done")
+
+    def _maybe_stop(self, key: str, point: str) -> None:
+        if self.hold is not None and point == "after_write":
+            self.hold.write_text(str(os.getpid()))
+            time.sleep(60)
+        if self.crash == (key, point):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def crash_at_record(key: str) -> None:
+    """SIGKILL when the runner is about to record `key` done (after its commit)."""
+    record = work.record
+
+    def dying(*args: object, **kwargs: object) -> None:
+        if args[2] == key:
+            os.kill(os.getpid(), signal.SIGKILL)
+        record(*args, **kwargs)  # type: ignore[arg-type]
+
+    work.record = dying
+
+
+def main(argv: list[str]) -> None:
+    root, answers_path, keys = Path(argv[0]), argv[1], argv[2].split(",")
+    crash = tuple(argv[3].split(":")) if len(argv) > 3 and argv[3] else None
+    hold = Path(argv[4]) if len(argv) > 4 else None
+    if crash is not None and crash[1] == "at_record":
+        crash_at_record(crash[0])
+    stage = FakeStage("segment", keys, crash=crash if crash else None, hold=hold)  # type: ignore[arg-type]
+    settings = Settings(vault=root, model=f"scripted:{answers_path}")
+    with App(Vault.open(root), settings) as app:
+        run_night(app, stages=(stage,))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
