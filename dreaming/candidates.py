@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dreaming.subjects import AliasIndex, canonical
+from dreaming.subjects import ARTICLES, AliasIndex, canonical
 
 MAX_CANDIDATES = 12
 _MAX_NGRAM = 4
@@ -37,7 +37,7 @@ _FILE = re.compile(
 _SPECIAL_FILE = re.compile(r"\b(Dockerfile|Makefile|Justfile|Procfile|Gemfile|Rakefile)\b")
 _HOST = re.compile(r"\bhttps?://([A-Za-z0-9][A-Za-z0-9.-]{0,252})")
 _CAPITALISED = re.compile(
-    r"(?<![\w.])([A-Z][\w'\u2019+#-]{0,30}"
+    r"(?<![\w.$@/\\-])([A-Z][\w'\u2019+#-]{0,30}"
     r"(?:[ ](?:of[ ]|for[ ]|and[ ]|de[ ])?[A-Z][\w+#-]{0,30}){0,4})"
 )
 _SENTENCE_END = re.compile(r"(?:^|[.!?:\n]\s{0,8}|[\"'(*>#-]\s{0,8})$")
@@ -89,21 +89,33 @@ def propose(text: str, index: AliasIndex, limit: int = MAX_CANDIDATES) -> list[C
     found: dict[str, Candidate] = {}
     for kind, surface, at in _occurrences(text, index):
         key, shown = index.resolve(surface)
-        if not _worth_judging(key):
+        if not _worth_judging(key, surface):
             continue
         old = found.get(key)
         if old is None:
             found[key] = Candidate(key, surface, shown, kind, 1, at)
-        else:
-            stronger = kind if _WEIGHT[kind] > _WEIGHT[old.kind] else old.kind
-            found[key] = Candidate(
-                key, old.surface, old.display, stronger, old.count + 1, min(old.first, at)
-            )
+            continue
+        stronger = kind if _WEIGHT[kind] > _WEIGHT[old.kind] else old.kind
+        # A name written in capitals somewhere is shown that way ("Thing", not "thing"),
+        # unless the alias index already names it.
+        capitalised = (
+            old.display == old.surface and old.display.islower() and shown != shown.lower()
+        )
+        found[key] = Candidate(
+            key,
+            old.surface,
+            shown if capitalised else old.display,
+            stronger,
+            old.count + 1,
+            min(old.first, at),
+        )
     ranked = sorted(found.values(), key=lambda c: (-c.score, c.first, c.key))
     return ranked[:limit]
 
 
-def _worth_judging(key: str) -> bool:
+def _worth_judging(key: str, surface: str) -> bool:
+    if surface.casefold().replace("\u2019", "'") in STOP_WORDS:
+        return False
     words = key.split()
     if not words or len(key) < 2 or all(w in STOP_WORDS for w in words):
         return False
@@ -142,6 +154,8 @@ def _known(text: str, index: AliasIndex) -> list[tuple[str, str, int]]:
     words = [(m.group().rstrip(".'\u2019-"), m.start(), m.end()) for m in _WORD.finditer(text)]
     hits: list[tuple[str, str, int]] = []
     for i in range(len(words)):
+        if words[i][0].casefold() in ARTICLES:
+            continue
         for n in range(min(_MAX_NGRAM, len(words) - i), 0, -1):
             last = words[i + n - 1]
             surface = text[words[i][1] : last[1] + len(last[0])]

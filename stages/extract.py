@@ -79,7 +79,8 @@ class ExtractStage:
         candidates = propose(full_text(messages), self._alias_index(ctx))
         text = chunk_text(messages)
         try:
-            judged = judge(ctx.model(), text, candidates, unit.key)
+            # No candidate, no question: the model is not even loaded.
+            judged = judge(ctx.model(), text, candidates, unit.key) if candidates else []
         except ModelCallError as e:
             return UnitResult("failed", str(e))
         with ctx.ledger.transaction():
