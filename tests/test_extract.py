@@ -8,22 +8,27 @@ from pathlib import Path
 
 import pytest
 
+from dreaming.article.document import build
 from dreaming.candidates import propose
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
 from dreaming.ledger.subjects import Mention
-from dreaming.model import TextModel
+from dreaming.model import TextModel, load
 from dreaming.policy import Policy
 from dreaming.raw.types import Message
+from dreaming.reindex import reindex
 from dreaming.subjects import AliasIndex
 from dreaming.vault import Vault
 from stages.extract import ExtractStage, chunk_text, full_text
 from stages.prompts import extract as prompt
 from stages.stage import StageContext, Unit
 from tests.fixtures.extract.gold import SYNTHETIC, GoldChunk
+from tests.fixtures.model.support import TINY, tiny_cache
 from tests.support import Answer, ScriptedModelFactory
+
+__all__ = ["tiny_cache"]  # a fixture, imported for pytest
 
 NOW = "2026-03-02T03:00:00+00:00"
 BREAD = SYNTHETIC[0]
@@ -235,10 +240,29 @@ def test_a_long_message_is_cut(tmp_path: Path) -> None:
 def test_the_tiny_real_model_completes_the_stage(
     vault: Vault, ledger: Ledger, tiny_cache: Path
 ) -> None:
-    from dreaming.model import load
-
     chunk_id = seed(ledger, BREAD)
-    model = load("mlx:smollm2-135m", cache_dir=tiny_cache)
+    model = load(f"mlx:{TINY}", cache_dir=tiny_cache)
     ctx = context(vault, ledger, model)
     assert ExtractStage().run(ctx, only_unit(ctx)).status == "done"
     assert all(m.chunk_id == chunk_id for m in subjects.mentions_in(ledger, chunk_id))
+
+
+def test_an_article_alias_names_the_subject_by_the_article_title(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    infobox = {"kind": "thing", "aliases": "love apple"}
+    article = build("Tomato Plant", lead="A plant.", sections=[], infobox=infobox)
+    (vault.articles / "Tomato_Plant.md").write_text(article, encoding="utf-8")
+    reindex(vault, ledger)
+    gold = GoldChunk("apples", (("user", "My love apple seedlings are leggy."),), frozenset())
+    chunk_id = seed(ledger, gold)
+    body = chunk_text([conversations.StoredMessage("user", gold.messages[0][1], None)])
+    script = [
+        Answer("extract", prompt.about(body, "Tomato Plant"), "yes", prompt.SYSTEM),
+        Answer("extract", prompt.main(body, "Tomato Plant"), "yes", prompt.SYSTEM),
+    ]
+    ctx = context(vault, ledger, scripted_model(script))
+    assert ExtractStage().run(ctx, only_unit(ctx)).status == "done"
+    assert subjects.mentions_in(ledger, chunk_id) == [
+        Mention(chunk_id, "tomato plant", "love apple", True)
+    ]
