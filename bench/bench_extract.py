@@ -5,7 +5,7 @@ candidates), and per model: precision, recall and F1 of the subjects judged yes,
 yes/no accuracy over every candidate (yes is right when the candidate is a gold
 subject), is-main calls, model calls and seconds. The gold set is
 tests/fixtures/extract/gold.py: synthetic chunks always, corpus chunks when
-../shared/corpus is there.
+../shared/corpus (or --corpus) is there.
 
     PYTHONPATH=$PWD:/tmp/iksite python bench/bench_extract.py gguf:qwen2.5-coder-1.5b
     python bench/bench_extract.py mlx:smollm2-135m --verbose
@@ -27,7 +27,7 @@ from dreaming.ledger.conversations import StoredMessage  # noqa: E402
 from dreaming.model import load  # noqa: E402
 from dreaming.subjects import AliasIndex, canonical  # noqa: E402
 from stages.extract import chunk_text, full_text, judge  # noqa: E402
-from tests.fixtures.extract.gold import SYNTHETIC, GoldChunk, corpus_gold  # noqa: E402
+from tests.fixtures.extract.gold import CORPUS, SYNTHETIC, GoldChunk, corpus_gold  # noqa: E402
 
 
 @dataclass
@@ -60,8 +60,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="*", help="model specs to judge with")
     parser.add_argument("--verbose", action="store_true", help="per chunk: gold, proposed, judged")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the public corpus folder")
     args = parser.parse_args()
-    chunks = SYNTHETIC + corpus_gold()
+    chunks = SYNTHETIC + corpus_gold(args.corpus)
     index = AliasIndex()
     print(f"gold: {len(chunks)} chunks ({len(SYNTHETIC)} synthetic), "
           f"{sum(len(g.subjects) for g in chunks)} subjects")  # fmt: skip

@@ -40,7 +40,8 @@ _CAPITALISED = re.compile(
     r"(?<![\w.$@/\\-])([A-Z][\w'\u2019+#-]{0,30}"
     r"(?:[ ](?:of[ ]|for[ ]|and[ ]|de[ ])?[A-Z][\w+#-]{0,30}){0,4})"
 )
-_SENTENCE_END = re.compile(r"(?:^|[.!?:\n]\s{0,8}|[\"'(*>#-]\s{0,8})$")
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;{}\n]\s{0,8}|[\"'(*>#/-]\s{0,8})$")
+"""Where the next word starts a sentence, a list item, a heading or a code comment."""
 
 # Kinds in the order they are trusted, with a weight each.
 _WEIGHT = {"known": 8, "package": 5, "code": 3, "name": 3, "file": 2, "host": 2}
