@@ -82,3 +82,18 @@ def rebuild(ledger: Ledger, rows: IndexRows) -> None:
 def count(ledger: Ledger) -> int:
     """Articles in the index (redirects included)."""
     return int(ledger.db.execute("SELECT COUNT(*) FROM article_index").fetchone()[0])
+
+
+def alias_titles(ledger: Ledger) -> list[tuple[str, str]]:
+    """(name, article title) for every article's title and infobox alias, redirects
+    to their target's title; in a deterministic order."""
+    return [
+        (name, title)
+        for name, title in ledger.db.execute(
+            "SELECT a.title, coalesce(t.title, a.title) FROM article_index a "
+            "LEFT JOIN article_index t ON a.is_redirect AND t.stem = a.redirect_to "
+            "UNION SELECT x.alias, a.title FROM article_aliases x "
+            "JOIN article_index a ON a.stem = x.stem AND NOT a.is_redirect "
+            "ORDER BY 2, 1"
+        )
+    ]

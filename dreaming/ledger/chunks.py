@@ -77,3 +77,15 @@ def of_conversation(ledger: Ledger, conv_id: str) -> list[Chunk]:
             (conv_id,),
         )
     ]
+
+
+def in_order(ledger: Ledger) -> list[Chunk]:
+    """Every chunk, oldest conversation first (by its updated time), then by position."""
+    return [
+        Chunk(*row)
+        for row in ledger.db.execute(
+            "SELECT c.conv_id, c.first_message, c.last_message, c.label, c.input_hash, "
+            "c.segmenter_version FROM chunks c JOIN conversations v ON v.id = c.conv_id "
+            "ORDER BY v.updated_at IS NULL, v.updated_at, c.conv_id, c.first_message"
+        )
+    ]

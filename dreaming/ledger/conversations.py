@@ -191,6 +191,18 @@ def messages(ledger: Ledger, conv_id: str, below: int | None = None) -> Iterator
     return (StoredMessage(*row) for row in rows)
 
 
+def message_range(ledger: Ledger, conv_id: str, first: int, last: int) -> list[StoredMessage]:
+    """The stored messages of `conv_id` at positions `first`..`last`, both included."""
+    return [
+        StoredMessage(*row)
+        for row in ledger.db.execute(
+            "SELECT role, text, ts FROM messages WHERE conv_id = ? AND position BETWEEN ? AND ? "
+            "ORDER BY position",
+            (conv_id, first, last),
+        )
+    ]
+
+
 def rewrite_messages(ledger: Ledger, conv_id: str, changed: Sequence[tuple[int, Message]]) -> None:
     """Overwrite the messages at the given positions."""
     ledger.db.executemany(

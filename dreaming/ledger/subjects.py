@@ -79,6 +79,11 @@ def mention(ledger: Ledger, m: Mention) -> None:
     )
 
 
+def forget_mentions(ledger: Ledger, chunk_id: str) -> None:
+    """Drop what a chunk was found to name, before it is judged again."""
+    ledger.db.execute("DELETE FROM chunk_subjects WHERE chunk_id = ?", (chunk_id,))
+
+
 def mentions_in(ledger: Ledger, chunk_id: str) -> list[Mention]:
     """The subjects a chunk names, main subjects first."""
     return [

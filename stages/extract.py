@@ -1,0 +1,130 @@
+"""EXTRACT: one chunk -> the subjects it is about.
+
+Code proposes candidates from the chunk's full text (dreaming/candidates.py), the
+model judges each with one constrained yes/no over the chunk text, and the ones
+judged yes become subjects with a mention of the chunk; the first of them (the
+best-ranked) is asked once more whether it is the main subject. A chunk with no
+candidate judged yes is done with no subject: that is an answer, not a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+
+from dreaming.candidates import Candidate, propose
+from dreaming.ledger import article_index, chunks, conversations, subjects
+from dreaming.ledger.chunks import Chunk
+from dreaming.ledger.conversations import StoredMessage
+from dreaming.ledger.subjects import Mention
+from dreaming.model import Choice, ModelCallError, TextModel
+from dreaming.subjects import AliasIndex, declared_aliases
+from stages.prompts import extract as prompt
+from stages.stage import StageContext, StageName, Unit, UnitResult
+
+MESSAGE_CHARS = 1500
+"""One message's share of the judged text: a pasted log or file says little more
+after its first screenful."""
+TOTAL_CHARS = 6000
+"""The judged text: about 1.5k tokens, so a small model on a CPU reads it in seconds
+and its prefix cache holds it across the chunk's questions."""
+YES_NO = Choice(("yes", "no"))
+
+
+def chunk_text(messages: Sequence[StoredMessage], limit: int = TOTAL_CHARS) -> str:
+    """The messages as the model reads them, each cut at `MESSAGE_CHARS`; past
+    `limit`, the head and the tail are kept: a chunk says what it is about at its
+    start and what came of it at its end, and its middle is mostly the work between."""
+    parts = []
+    for m in messages:
+        body = m.text.strip()
+        if len(body) > MESSAGE_CHARS:
+            body = body[:MESSAGE_CHARS] + " [...]"
+        parts.append(f"{m.role}: {body}")
+    text = "\n\n".join(parts)
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return (
+        f"{text[:half]}\n\n[... {len(text) - 2 * half} characters left out ...]\n\n{text[-half:]}"
+    )
+
+
+def full_text(messages: Sequence[StoredMessage]) -> str:
+    return "\n\n".join(m.text for m in messages)
+
+
+class ExtractStage:
+    name: StageName = "extract"
+
+    def __init__(self) -> None:
+        self._index: AliasIndex | None = None
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        entities = ctx.policy.page("Entities").checksum
+        for chunk in chunks.in_order(ctx.ledger):
+            text = full_text(_messages(ctx, chunk))
+            digest = hashlib.sha256(
+                "\x00".join(
+                    (text, entities, prompt.VERSION, ctx.settings.model, str(TOTAL_CHARS))
+                ).encode("utf-8")
+            ).hexdigest()
+            yield Unit(chunk.id, digest, chunk.label)
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        chunk = _chunk(ctx, unit.key)
+        if chunk is None:
+            return UnitResult("failed", f"chunk {unit.key} is gone; segment again")
+        messages = _messages(ctx, chunk)
+        candidates = propose(full_text(messages), self._alias_index(ctx))
+        text = chunk_text(messages)
+        try:
+            # No candidate, no question: the model is not even loaded.
+            judged = judge(ctx.model(), text, candidates, unit.key) if candidates else []
+        except ModelCallError as e:
+            return UnitResult("failed", str(e))
+        with ctx.ledger.transaction():
+            subjects.forget_mentions(ctx.ledger, chunk.id)
+            for candidate, is_main in judged:
+                subjects.add(ctx.ledger, candidate.key, candidate.display, ctx.now())
+                subjects.mention(
+                    ctx.ledger, Mention(chunk.id, candidate.key, candidate.surface, is_main)
+                )
+        return UnitResult("done")
+
+    def _alias_index(self, ctx: StageContext) -> AliasIndex:
+        if self._index is None:
+            self._index = AliasIndex.build(
+                declared_aliases(ctx.policy.text("Entities")),
+                article_index.alias_titles(ctx.ledger),
+            )
+        return self._index
+
+
+def judge(
+    model: TextModel, text: str, candidates: Sequence[Candidate], unit: str
+) -> list[tuple[Candidate, bool]]:
+    """The candidates the model judges `text` to be about, each with whether it is the
+    main subject (asked of the first one only: one more call, not one per subject)."""
+    yes = [c for c in candidates if _ask(model, prompt.about(text, c.display), unit) == "yes"]
+    if not yes:
+        return []
+    main = _ask(model, prompt.main(text, yes[0].display), unit) == "yes"
+    return [(c, main and i == 0) for i, c in enumerate(yes)]
+
+
+def _ask(model: TextModel, user: str, unit: str) -> str:
+    # The seam holds the answer to the constraint, or raises ModelCallError.
+    answer = model.complete("extract", prompt.SYSTEM, user, unit=unit, constraint=YES_NO)
+    return answer.text.strip()
+
+
+def _chunk(ctx: StageContext, chunk_key: str) -> Chunk | None:
+    conv_id = chunk_key.rpartition(":")[0]
+    return next((c for c in chunks.of_conversation(ctx.ledger, conv_id) if c.id == chunk_key), None)
+
+
+def _messages(ctx: StageContext, chunk: Chunk) -> list[StoredMessage]:
+    return conversations.message_range(
+        ctx.ledger, chunk.conv_id, chunk.first_message, chunk.last_message
+    )
