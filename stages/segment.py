@@ -22,7 +22,8 @@ from collections.abc import Iterator, Sequence
 
 from dreaming.ledger import chunks, conversations
 from dreaming.ledger.chunks import Chunk
-from dreaming.model import Choice, Lines, ModelCallError, TextModel
+from dreaming.model import Choice, Constraint, Lines, ModelCallError, TextModel
+from dreaming.model.base import constrained
 from stages.prompts import segment as prompt
 from stages.segment_plan import (
     CHARS_PER_TOKEN,
@@ -45,8 +46,6 @@ CONTEXT_TOKENS = 2048
 """The prompt budget of one question, well inside the default model's context."""
 BEFORE = 3
 """Messages shown before a proposed boundary (the topic it may leave)."""
-AFTER = 1
-"""Messages shown after it (whether the new subject goes on)."""
 LABEL_MESSAGES = 6
 """The first messages of a chunk its label is asked from: a topic is set at its start."""
 LABEL_CHARS = 80
@@ -66,6 +65,13 @@ def _per_message(system: str, shown: int) -> int:
     """Characters each shown message may take so one question fits CONTEXT_TOKENS."""
     room = CONTEXT_TOKENS * CHARS_PER_TOKEN - len(system) - 400
     return max(120, room // max(1, shown))
+
+
+def _ask(model: TextModel, conv_id: str, system: str, user: str, shape: Constraint) -> str:
+    """The model's answer, held to `shape` here too: a backend that let a wrong shape
+    through fails the unit like any other unusable answer instead of crashing the run."""
+    completion = model.complete("segment", system, user, unit=conv_id, constraint=shape)
+    return constrained("segment", completion, shape).text
 
 
 class SegmentStage:
@@ -117,20 +123,16 @@ class SegmentStage:
         starts = []
         if len(texts) >= rules.min_messages:
             system = prompt.boundary_system(chunking)
-            limit = _per_message(system, BEFORE + AFTER + 1)
+            limit = _per_message(system, BEFORE + 1)
             model: TextModel | None = None
             for k in candidates(roles, texts):
                 shown = [
                     prompt.line(roles[i], excerpt(texts[i], limit))
-                    for i in range(max(0, k - BEFORE), min(len(texts), k + AFTER + 1))
+                    for i in range(max(0, k - BEFORE), k + 1)
                 ]
-                before = k - max(0, k - BEFORE)
-                user = prompt.boundary_user(shown[:before], shown[before], shown[before + 1 :])
+                user = prompt.boundary_user(shown[:-1], shown[-1])
                 model = model or ctx.model()
-                answer = model.complete(
-                    "segment", system, user, unit=conv_id, constraint=YES_NO
-                ).text
-                if YES_NO.accept(answer) == "yes":
+                if _ask(model, conv_id, system, user, YES_NO) == "no":
                     starts.append(k)
         ranges = assemble(len(texts), starts, rules.min_messages)
         return repair(len(texts), split_long(ranges, rules.max_messages, roles))
@@ -154,14 +156,8 @@ class SegmentStage:
             user = prompt.label_user(
                 [prompt.line(roles[i], excerpt(texts[i], limit)) for i in shown]
             )
-            answer = (
-                ctx.model()
-                .complete("segment", system, user, unit=conv_id, constraint=ONE_LINE)
-                .text
-            )
-            label = clean_label(
-                ONE_LINE.accept(answer), rules.label_min_words, rules.label_max_words
-            )
+            answer = _ask(ctx.model(), conv_id, system, user, ONE_LINE)
+            label = clean_label(answer, rules.label_min_words, rules.label_max_words)
             if label is None:
                 own = [texts[i] for i in range(first, last + 1) if roles[i] == "user"]
                 label = fallback_label(own or [texts[first]], rules.label_max_words)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-PROMPT_VERSION = "segment-1"
+PROMPT_VERSION = "segment-2"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
 
@@ -27,21 +27,29 @@ def _body(page: str) -> str:
 def boundary_system(chunking: str) -> str:
     return (
         "You read part of a conversation between a user and an assistant and decide "
-        "whether one marked message starts a new topic.\n\n"
+        "whether the next message continues the same topic as the earlier messages.\n\n"
         f"{_body(chunking)}\n\n"
-        "Answer `yes` only when the marked message turns to a different subject from the "
-        "messages before it. A follow-up, a next step of the same task, a correction, or "
-        "a question about the answer just given is the same topic: answer `no`.\n"
+        "A follow-up, a next step of the same task, a correction, or a question about the "
+        "answer just given is the same topic: answer `yes`. Answer `no` only when the next "
+        "message turns to a different subject.\n"
         f"Answer with one word: yes or no. {NO_COPY}"
     )
 
 
-def boundary_user(before: Sequence[str], marked: str, after: Sequence[str]) -> str:
-    lines = ["Messages before:", *before, "", "Marked message:", marked]
-    if after:
-        lines += ["", "Message after:", *after]
-    lines += ["", "Does the marked message start a new topic? Answer yes or no."]
-    return "\n".join(lines)
+def boundary_user(before: Sequence[str], marked: str) -> str:
+    """Asked as `same topic?`, not `new topic?`: the default model answers the first far
+    more reliably, and a wrong `yes` keeps a chunk whole instead of cutting it."""
+    return "\n".join(
+        [
+            "Earlier messages:",
+            *before,
+            "",
+            "Next message:",
+            marked,
+            "",
+            "Is the next message about the same topic as the earlier messages? Answer yes or no.",
+        ]
+    )
 
 
 def label_system(chunking: str, topics_to_ignore: str) -> str:
@@ -50,8 +58,9 @@ def label_system(chunking: str, topics_to_ignore: str) -> str:
         "assistant.\n\n"
         f"{_body(chunking)}\n\n"
         f"{_body(topics_to_ignore)}\n\n"
-        "Write one line: a noun phrase of four to ten words naming the topic, in the "
-        "shape `<Subject> <aspect>`. No sentence, no quotes, no date. "
+        "Write one line: a noun phrase of four to ten words naming the topic and what "
+        "about it was discussed, in the shape `<aspect> of <Subject> for <purpose>`. "
+        "No sentence, no quotes, no date. "
         f"{NO_COPY}"
     )
 
