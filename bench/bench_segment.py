@@ -2,10 +2,11 @@
 
 The gold set is the synthetic conversations in tests/fixtures/gold/segment_synthetic.jsonl
 (always present) plus, when ../shared/corpus exists, the corpus conversations listed in
-tests/fixtures/gold/segment_corpus.jsonl (by corpus file and first user words; the
-transcripts are not copied). `baseline` is one chunk per conversation, no model.
+tests/fixtures/gold/segment_corpus.jsonl (by corpus file and conversation id; the
+transcripts are not copied: not every source allows it). `baseline` is one chunk per
+conversation, no model.
 
-    python bench/bench_segment.py                                  # baseline only
+    python bench/bench_segment.py --corpus /work/shared/corpus     # baseline only
     PYTHONPATH=$PWD:/tmp/iksite python bench/bench_segment.py gguf:qwen2.5-coder-1.5b
 """
 
@@ -74,7 +75,7 @@ def _note(turns: Sequence[Sequence[str]]) -> str:
     return f"---\ntitle: gold\ndate: 2026-01-02\n---\n\n{body}"
 
 
-def build(vault: Vault, ledger: Ledger) -> list[Gold]:
+def build(vault: Vault, ledger: Ledger, corpus: Path) -> list[Gold]:
     """Ingest the gold conversations into `vault` and say where their boundaries are."""
     golds: list[Gold] = []
     for line in (GOLD / "segment_synthetic.jsonl").read_text(encoding="utf-8").splitlines():
@@ -84,29 +85,20 @@ def build(vault: Vault, ledger: Ledger) -> list[Gold]:
         golds.append(Gold(row["id"], vault.rel(path), frozenset(row["boundaries"])))
     corpus_rows = []
     listed = GOLD / "segment_corpus.jsonl"
-    if CORPUS.is_dir() and listed.is_file():
+    if corpus.is_dir() and listed.is_file():
         corpus_rows = [json.loads(x) for x in listed.read_text(encoding="utf-8").splitlines()]
-    files = sorted({CORPUS / r["path"] for r in corpus_rows})
+    files = sorted({corpus / r["path"] for r in corpus_rows})
     ingest(vault, ledger)
     if files:
         ingest(vault, ledger, files)
     for i, gold in enumerate(golds):
         golds[i] = Gold(gold.name, conversations.in_file(ledger, gold.conv_id)[0], gold.boundaries)
     for r in corpus_rows:
-        conv_id = _find(ledger, r["starts_with"])
-        if conv_id is None:
-            print(f"corpus gold {r['path']}: no conversation starts with {r['starts_with']!r}")
+        if conversations.get(ledger, r["conv_id"]) is None:
+            print(f"corpus gold {r['path']}: no conversation {r['conv_id']} (ids changed?)")
             continue
-        golds.append(Gold(f"{r['path']}", conv_id, frozenset(r["boundaries"])))
+        golds.append(Gold(r["conv_id"][:8], r["conv_id"], frozenset(r["boundaries"])))
     return golds
-
-
-def _find(ledger: Ledger, starts_with: str) -> str | None:
-    for conv in conversations.by_updated(ledger):
-        first = next(iter(conversations.messages(ledger, conv.id)), None)
-        if first is not None and first.text.startswith(starts_with):
-            return conv.id
-    return None
 
 
 def measure(spec: str, vault: Vault, ledger: Ledger, golds: Sequence[Gold]) -> None:
@@ -142,6 +134,8 @@ def measure(spec: str, vault: Vault, ledger: Ledger, golds: Sequence[Gold]) -> N
             for c in got:
                 print(f"    {c.first_message}-{c.last_message}: {c.label}")
     s = scores(pairs)
+    single = [p for g, p in pairs if not g]
+    whole = f"one-topic kept whole {sum(not p for p in single)}/{len(single)}"
     seconds = time.perf_counter() - started
 
     def fmt(x: float | None) -> str:
@@ -154,18 +148,19 @@ def measure(spec: str, vault: Vault, ledger: Ledger, golds: Sequence[Gold]) -> N
     )
     print(
         f"{spec}: {len(golds)} conversations, P {fmt(s.precision)} R {fmt(s.recall)} "
-        f"F1 {fmt(s.f1)}, {failed} failed, {label_stats}, {seconds:.0f}s"
+        f"F1 {fmt(s.f1)}, {whole}, {failed} failed, {label_stats}, {seconds:.0f}s"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="*", help="model specs (baseline always runs)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the shared corpus folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         vault = init_vault(Path(tmp) / "vault").vault
         with Ledger(vault.ledger_path) as ledger:
-            golds = build(vault, ledger)
+            golds = build(vault, ledger, args.corpus)
             for spec in ["baseline", *args.specs]:
                 measure(spec, vault, ledger, golds)
 
