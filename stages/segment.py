@@ -12,7 +12,8 @@ the conversation is segmented again on the next run.
 
 Topics_to_Ignore is inlined into the label question and its checksum is part of the
 input hash; the chunks still cover the whole conversation, and the pages' rule (a
-pattern matching a chunk's label) is applied where chunks become articles.
+pattern matching a chunk's label, `segment_plan.ignored`) is applied where chunks
+become articles.
 """
 
 from __future__ import annotations

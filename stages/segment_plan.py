@@ -192,3 +192,34 @@ def fallback_label(texts: Sequence[str], max_words: int) -> str:
             if len(picked) == max_words:
                 return " ".join(picked)
     return " ".join(picked) or "untitled"
+
+
+def ignore_patterns(page: str) -> list[str]:
+    """The patterns of the Topics_to_Ignore page's ignore block (comments and blanks left out)."""
+    patterns = []
+    inside = False
+    for line in page.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            inside = stripped == "```ignore"
+            continue
+        if inside and stripped and not stripped.startswith("#"):
+            patterns.append(stripped.lower())
+    return patterns
+
+
+def ignored(label: str, patterns: Sequence[str]) -> bool:
+    """Whether `label` contains one of `patterns` (ignoring case; `*` is any run of
+    characters). Each pattern's pieces are found left to right with str.find, so a
+    match costs one pass over the label per piece, whatever the input."""
+    text = label.lower()
+    for pattern in patterns:
+        at = 0
+        for piece in pattern.split("*"):
+            found = text.find(piece, at)
+            if found == -1:
+                break
+            at = found + len(piece)
+        else:
+            return True
+    return False

@@ -5,12 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dreaming.policy import Policy
+from dreaming.vault import Vault
 from stages.segment_plan import (
     Rules,
     assemble,
     candidates,
     clean_label,
     fallback_label,
+    ignore_patterns,
+    ignored,
     parse_rules,
     repair,
     split_long,
@@ -105,3 +109,30 @@ def test_rules_come_from_the_settings_block_and_bad_values_keep_defaults() -> No
     page = "# Chunking\n\n```settings\nmin_messages: 3\nmax_messages: 40\nlabel_max_words: x\n```\n"
     assert parse_rules(page) == Rules(min_messages=3, max_messages=40)
     assert parse_rules("```settings\nmin_messages: 90\nmax_messages: 40\n```") == Rules()
+
+
+IGNORE_PAGE = """# Topics to Ignore
+
+```ignore
+# a comment
+office gossip
+salary * negotiation
+```
+"""
+
+
+def test_the_ignore_block_gives_its_patterns_without_comments() -> None:
+    assert ignore_patterns(IGNORE_PAGE) == ["office gossip", "salary * negotiation"]
+
+
+def test_a_label_containing_an_ignored_pattern_is_ignored_ignoring_case() -> None:
+    patterns = ignore_patterns(IGNORE_PAGE)
+    assert ignored("Latest Office Gossip from the team", patterns)
+    assert ignored("Salary and bonus negotiation tactics", patterns)
+    assert not ignored("Negotiation of a salary", patterns)
+    assert not ignored("Watering tomato plants", patterns)
+
+
+def test_the_seeded_ignore_page_ignores_nothing(vault: Vault) -> None:
+    page = Policy(vault).text("Topics_to_Ignore")
+    assert ignore_patterns(page) == []
