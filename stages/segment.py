@@ -24,7 +24,6 @@ from collections.abc import Iterator, Sequence
 from dreaming.ledger import chunks, conversations
 from dreaming.ledger.chunks import Chunk
 from dreaming.model import Choice, Constraint, Lines, ModelCallError, TextModel
-from dreaming.model.base import constrained
 from stages.prompts import segment as prompt
 from stages.segment_plan import (
     CHARS_PER_TOKEN,
@@ -71,8 +70,11 @@ def _per_message(system: str, shown: int) -> int:
 def _ask(model: TextModel, conv_id: str, system: str, user: str, shape: Constraint) -> str:
     """The model's answer, held to `shape` here too: a backend that let a wrong shape
     through fails the unit like any other unusable answer instead of crashing the run."""
-    completion = model.complete("segment", system, user, unit=conv_id, constraint=shape)
-    return constrained("segment", completion, shape).text
+    answer = model.complete("segment", system, user, unit=conv_id, constraint=shape).text
+    try:
+        return shape.accept(answer)
+    except ValueError as e:
+        raise ModelCallError(f"answer breaks its {type(shape).__name__} constraint: {e}") from None
 
 
 class SegmentStage:
