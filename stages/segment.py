@@ -6,9 +6,9 @@ shown only the few messages around it, so a conversation of any length is read i
 overlapping windows and never truncated. Code assembles the ranges (tiny ones merged,
 over-long ones cut at a user turn) and repairs them to cover every message once; the
 model then names each chunk in one constrained line, which code trims to the
-Chunking page's word limits (a label from the chunk's own words when the answer is
-unusable). A model answer in the wrong shape fails the unit and stores nothing, so
-the conversation is segmented again on the next run.
+Chunking page's word limits (asked once more when too short; a label from the
+chunk's own words when still unusable). A model answer in the wrong shape fails
+the unit and stores nothing, so the conversation is segmented again on the next run.
 
 Topics_to_Ignore is inlined into the label question and its checksum is part of the
 input hash; the chunks still cover the whole conversation, and the pages' rule (a
@@ -156,11 +156,13 @@ class SegmentStage:
         labels = []
         for first, last in ranges:
             shown = range(first, min(last + 1, first + LABEL_MESSAGES))
-            user = prompt.label_user(
-                [prompt.line(roles[i], excerpt(texts[i], limit)) for i in shown]
-            )
-            answer = _ask(ctx.model(), conv_id, system, user, ONE_LINE)
+            lines = [prompt.line(roles[i], excerpt(texts[i], limit)) for i in shown]
+            answer = _ask(ctx.model(), conv_id, system, prompt.label_user(lines), ONE_LINE)
             label = clean_label(answer, rules.label_min_words, rules.label_max_words)
+            if label is None:
+                again = prompt.label_again_user(lines, answer.strip())
+                answer = _ask(ctx.model(), conv_id, system, again, ONE_LINE)
+                label = clean_label(answer, rules.label_min_words, rules.label_max_words)
             if label is None:
                 own = [texts[i] for i in range(first, last + 1) if roles[i] == "user"]
                 label = fallback_label(own or [texts[first]], rules.label_max_words)

@@ -175,6 +175,21 @@ def test_a_label_too_short_to_use_falls_back_to_the_chunks_own_words(
     assert found[0].label == "keep sourdough bread fresh whole week freezing change crust"
 
 
+def test_a_label_too_short_is_asked_for_once_more(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    conv = store(vault, ledger, "bread", BREAD)
+
+    def terse_then_full(user: str) -> str:
+        if user.startswith("Earlier messages:"):
+            return "yes"
+        return "Keeping sourdough bread fresh for a week" if "too few" in user else "Bread"
+
+    model = scripted(vault, ledger, conv, terse_then_full, scripted_model)
+    _, found = segment(vault, ledger, conv, model)
+    assert found[0].label == "Keeping sourdough bread fresh for a week"
+
+
 def test_a_long_conversation_is_read_in_windows_and_every_message_is_covered(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-PROMPT_VERSION = "segment-2"
+PROMPT_VERSION = "segment-3"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
 
@@ -67,6 +67,20 @@ def label_system(chunking: str, topics_to_ignore: str) -> str:
 
 def label_user(messages: Sequence[str]) -> str:
     return "\n".join(["Conversation part:", *messages, "", "Topic (four to ten words):"])
+
+
+def label_again_user(messages: Sequence[str], short: str) -> str:
+    """Asked once when the first label is too short: the default model tends to answer
+    with two or three words, and told so it adds what was discussed."""
+    return "\n".join(
+        [
+            label_user(messages),
+            short,
+            "",
+            "That topic has too few words. Write it again in four to ten words, "
+            "adding what about it was discussed:",
+        ]
+    )
 
 
 def line(role: str, text: str) -> str:
