@@ -10,18 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
 from dreaming.config import load_settings
 from dreaming.ledger import Ledger, chunks, conversations
-from dreaming.model import Completion, Constraint, TextModel, Usage
+from dreaming.model import Completion, Constraint, TextModel, Usage, load
 from dreaming.policy import Policy
 from dreaming.vault import Vault
 from stages.ingest import ingest
 from stages.segment import SegmentStage
 from stages.stage import StageContext, UnitResult
+from tests.fixtures.model.support import tiny_cache
 from tests.support import Answer, ScriptedModelFactory, drop, raw_note
+
+__all__ = ["tiny_cache"]  # a fixture, imported for pytest
 
 Rule = Callable[[str], str]
 """The answer to a prompt's user text."""
@@ -251,12 +255,10 @@ def test_units_come_least_recently_updated_first(vault: Vault, ledger: Ledger) -
 @pytest.mark.model
 @pytest.mark.timeout(600)
 def test_the_tiny_real_model_gives_valid_covering_chunks_or_fails_cleanly(
-    vault: Vault, ledger: Ledger, tiny_cache: object
+    vault: Vault, ledger: Ledger, tiny_cache: Path
 ) -> None:
-    from dreaming.model import load
-
     conv = store(vault, ledger, "two", TWO_TOPICS)
-    model = load("mlx:smollm2-135m", cache_dir=tiny_cache)  # type: ignore[arg-type]
+    model = load("mlx:smollm2-135m", cache_dir=tiny_cache)
     result, found = segment(vault, ledger, conv, model)
     if result.status == "done":
         covered = [i for c in found for i in range(c.first_message, c.last_message + 1)]
