@@ -37,6 +37,7 @@ from stages.segment_plan import (
     parse_rules,
     repair,
     split_long,
+    window,
 )
 from stages.stage import StageContext, StageName, Unit, UnitResult
 
@@ -45,7 +46,8 @@ SEGMENTER_VERSION = "1"
 CONTEXT_TOKENS = 2048
 """The prompt budget of one question, well inside the default model's context."""
 BEFORE = 3
-"""Messages shown before a proposed boundary (the topic it may leave)."""
+"""Messages shown before a proposed boundary (the topic it may leave), besides the
+message that opened that topic."""
 LABEL_MESSAGES = 6
 """The first messages of a chunk its label is asked from: a topic is set at its start."""
 LABEL_CHARS = 80
@@ -123,15 +125,15 @@ class SegmentStage:
         chunking: str,
         rules: Rules,
     ) -> list[Range]:
-        starts = []
+        starts: list[int] = []
         if len(texts) >= rules.min_messages:
             system = prompt.boundary_system(chunking)
-            limit = _per_message(system, BEFORE + 1)
+            limit = _per_message(system, BEFORE + 2)
             model: TextModel | None = None
             for k in candidates(roles, texts):
                 shown = [
                     prompt.line(roles[i], excerpt(texts[i], limit))
-                    for i in range(max(0, k - BEFORE), k + 1)
+                    for i in window(roles, starts[-1] if starts else 0, k, BEFORE)
                 ]
                 user = prompt.boundary_user(shown[:-1], shown[-1])
                 model = model or ctx.model()

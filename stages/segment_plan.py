@@ -113,6 +113,19 @@ def candidates(roles: Sequence[str], texts: Sequence[str]) -> list[int]:
     return found
 
 
+def window(roles: Sequence[str], opened: int, k: int, before: int) -> list[int]:
+    """The positions a boundary question about message `k` shows: the message that
+    opened the current topic, the last `before` messages ahead of `k` that are not tool
+    output (a `[tool result]` line says nothing about the topic), and `k` itself."""
+    recent: list[int] = []
+    for i in range(k - 1, opened - 1, -1):
+        if len(recent) == before:
+            break
+        if roles[i] != "tool":
+            recent.append(i)
+    return sorted({opened, *recent, k})
+
+
 def assemble(count: int, starts: Sequence[int], min_messages: int) -> list[Range]:
     """Ranges covering 0..count-1 that begin at `starts` (plus 0), with a range shorter
     than `min_messages` merged into the one before it (the first into the next)."""

@@ -18,6 +18,7 @@ from stages.segment_plan import (
     parse_rules,
     repair,
     split_long,
+    window,
 )
 
 positions = st.integers(min_value=-5, max_value=60)
@@ -136,3 +137,9 @@ def test_a_label_containing_an_ignored_pattern_is_ignored_ignoring_case() -> Non
 def test_the_seeded_ignore_page_ignores_nothing(vault: Vault) -> None:
     page = Policy(vault).text("Topics_to_Ignore")
     assert ignore_patterns(page) == []
+
+
+def test_a_boundary_question_shows_the_topic_opener_and_recent_non_tool_messages() -> None:
+    roles = ["user", "assistant", "tool", "assistant", "tool", "assistant", "user"]
+    assert window(roles, 0, 6, 2) == [0, 3, 5, 6]
+    assert window(roles, 0, 1, 3) == [0, 1]

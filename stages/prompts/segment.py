@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-PROMPT_VERSION = "segment-3"
+PROMPT_VERSION = "segment-4"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
 
