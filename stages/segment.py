@@ -41,7 +41,7 @@ from stages.segment_plan import (
 )
 from stages.stage import StageContext, StageName, Unit, UnitResult
 
-SEGMENTER_VERSION = "1"
+SEGMENTER_VERSION = "2"
 """Bumped when the code half changes what chunks a conversation gets."""
 CONTEXT_TOKENS = 2048
 """The prompt budget of one question, well inside the default model's context."""

@@ -19,8 +19,10 @@ _STOP = (
     "a an and are as at be but by can could do does for from had has have how i if in into "
     "is it its just me my no not of on or our please so some than that the their them then "
     "there these they this to too us was we what when where which while who why will with "
-    "would you your yes ok okay thanks thank also about like get use using want need"
+    "would you your yes ok okay thanks thank also about like get use using want need "
+    "explain recommend tell show give help know unrelated different question hey hi hello"
 )
+"""Words that say nothing about a topic, including the requests a user opens with."""
 STOPWORDS = frozenset(_STOP.split())
 
 

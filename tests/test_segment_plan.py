@@ -143,3 +143,7 @@ def test_a_boundary_question_shows_the_topic_opener_and_recent_non_tool_messages
     roles = ["user", "assistant", "tool", "assistant", "tool", "assistant", "user"]
     assert window(roles, 0, 6, 2) == [0, 3, 5, 6]
     assert window(roles, 0, 1, 3) == [0, 1]
+
+
+def test_the_fallback_label_skips_the_request_a_user_opens_with() -> None:
+    assert fallback_label(["Unrelated: explain git rebase to me"], 3) == "git rebase"
