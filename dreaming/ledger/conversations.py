@@ -245,3 +245,22 @@ def holdings(ledger: Ledger) -> list[Holding]:
             "ORDER BY fc.path"
         )
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Updated:
+    id: str
+    title: str | None
+    message_count: int
+    content_sha: str
+
+
+def by_updated(ledger: Ledger) -> list[Updated]:
+    """Every conversation, least recently updated first (no time: first; ties: by id)."""
+    return [
+        Updated(*row)
+        for row in ledger.db.execute(
+            "SELECT id, title, message_count, content_sha FROM conversations "
+            "ORDER BY updated_at IS NOT NULL, updated_at, id"
+        )
+    ]
