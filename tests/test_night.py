@@ -1,0 +1,102 @@
+"""A whole night with the real stages, a model answering by rule: the wiring end to end."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import replace
+
+import pytest
+
+import dreaming.model
+from dreaming.config import Settings
+from dreaming.ledger import Ledger, chunks, conversations, subjects
+from dreaming.model import Choice, Completion, Constraint, Lines, TextModel, Usage
+from dreaming.vault import Vault
+from stages.pipeline import run_night
+from tests.support import drop, raw_note
+from watcher.app import App
+
+TALK = raw_note(
+    ("user", "How do I keep Sourdough Bread fresh for a week?"),
+    ("assistant", "Wrap it in a cotton cloth, or slice it and freeze it."),
+    ("user", "And what about the `requests` library timing out in Python?"),
+    ("assistant", "Pass a timeout to requests.get and retry with backoff."),
+)
+
+
+class RuleModel:
+    """Answers every constrained question the way a careful model would: same topic,
+    yes it is about that, and a label of a few words. Counts its calls."""
+
+    spec = "rule"
+    load_seconds = None
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
+    ) -> Completion:
+        self.calls += 1
+        if isinstance(constraint, Choice):
+            text = "yes" if "yes" in constraint.options else constraint.options[0]
+        elif isinstance(constraint, Lines):
+            text = "keeping bread fresh and request timeouts"
+        else:
+            text = ""
+        return Completion(text, Usage(prompt_tokens=len(user) // 4, generated_tokens=3))
+
+    def unload(self) -> None:
+        pass
+
+
+@pytest.fixture
+def model(monkeypatch: pytest.MonkeyPatch) -> RuleModel:
+    rule = RuleModel()
+
+    def load(spec: str) -> TextModel:
+        return rule
+
+    monkeypatch.setattr(dreaming.model, "load", load)
+    return rule
+
+
+def night(vault: Vault) -> int:
+    """One night through the app context; the number of commits it made."""
+    with App(vault, replace(Settings(vault=vault.root), model="rule")) as app:
+        report = run_night(app)
+        return int(report.summary()["commits"])
+
+
+def test_a_night_segments_and_extracts_a_new_conversation_and_reports_it(
+    vault: Vault, model: RuleModel
+) -> None:
+    drop(vault, "talk.md", TALK)
+    assert night(vault) == 1
+    with Ledger(vault.ledger_path) as db:
+        (conv,) = conversations.by_updated(db)
+        found = chunks.of_conversation(db, conv.id)
+        names = {s.name for s in subjects.every(db)}
+    assert [(c.first_message, c.last_message) for c in found] == [(0, 3)]
+    assert {"sourdough bread", "requests"} <= names
+    log = subprocess.run(
+        ["git", "log", "-1", "--format=%B"], cwd=vault.root, capture_output=True, text=True
+    ).stdout
+    assert "Dreaming-Run:" in log
+    assert model.calls > 0
+
+
+def test_a_second_night_with_nothing_new_calls_no_model_and_commits_nothing(
+    vault: Vault, model: RuleModel
+) -> None:
+    drop(vault, "talk.md", TALK)
+    night(vault)
+    calls = model.calls
+    assert night(vault) == 0
+    assert model.calls == calls
