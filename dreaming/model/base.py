@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -199,3 +200,26 @@ def format_usage(usage: Usage, load_seconds: float | None = None) -> str:
         parts.append(f"generation {gen_rate:.1f} tok/s")
     parts.append(f"{usage.seconds:.2f} s")
     return " · ".join(parts)
+
+
+class InProcessModel:
+    """What the in-process backends share: their spec, where their weights are, the
+    load time, and one lock (a model is loaded and called by one thread at a time)."""
+
+    def __init__(self, spec: str, locate: Locate) -> None:
+        self._spec = spec
+        self._locate = locate
+        self.load_seconds: float | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    def warm(self) -> None:
+        """Load now rather than on the first call."""
+        with self._lock:
+            self._ensure_loaded()
+
+    def _ensure_loaded(self) -> object:
+        raise NotImplementedError

@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import importlib.util
 import os
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -32,6 +31,7 @@ from dreaming.errors import ModelError
 from dreaming.model.base import (
     MAX_OUTPUT_TOKENS,
     Completion,
+    InProcessModel,
     Locate,
     Usage,
     common_prefix,
@@ -157,22 +157,11 @@ def _held_to(chooser: TokenChooser, prompt: int) -> Any:
     return process
 
 
-class GGUFModel:
+class GGUFModel(InProcessModel):
     def __init__(self, spec: str, locate: Locate) -> None:
-        self._spec = spec
-        self._locate = locate
-        self.load_seconds: float | None = None
+        super().__init__(spec, locate)
         self._engine: Engine | None = None
         self._template: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def spec(self) -> str:
-        return self._spec
-
-    def warm(self) -> None:
-        with self._lock:
-            self._ensure_loaded()
 
     def _ensure_loaded(self) -> Engine:
         if self._engine is not None:

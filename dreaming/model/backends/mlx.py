@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import gc
 import sys
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from dreaming.model.backends.blas import import_mlx
 from dreaming.model.base import (
     MAX_OUTPUT_TOKENS,
     Completion,
+    InProcessModel,
     Locate,
     Usage,
     common_prefix,
@@ -45,27 +45,16 @@ class _StageCache:
     layers: list[Any] = field(default_factory=list)
 
 
-class MlxModel:
+class MlxModel(InProcessModel):
     """Loads on first use (or `warm()`), stays loaded until `unload()`."""
 
     def __init__(self, spec: str, locate: Locate) -> None:
-        self._spec = spec
-        self._locate = locate
-        self.load_seconds: float | None = None
+        super().__init__(spec, locate)
         self._model: Any = None
         self._tokenizer: Any = None
         self._stages: OrderedDict[str, _StageCache] = OrderedDict()
         self._system_turns: bool | None = None
         self._pieces: Callable[[int], bytes] | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def spec(self) -> str:
-        return self._spec
-
-    def warm(self) -> None:
-        with self._lock:
-            self._ensure_loaded()
 
     def _ensure_loaded(self) -> None:
         if self._model is not None:
