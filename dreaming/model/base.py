@@ -223,3 +223,29 @@ class InProcessModel:
 
     def _ensure_loaded(self) -> object:
         raise NotImplementedError
+
+
+class HoldsNoWeights:
+    """A model whose weights live elsewhere (a server) or nowhere (a replay): no load
+    time in this process, nothing to release."""
+
+    @property
+    def load_seconds(self) -> None:
+        return None
+
+    def unload(self) -> None:
+        """Nothing is held here."""
+
+
+class WrappedModel:
+    """A model around another (recording, metering): its weights are the inner model's."""
+
+    def __init__(self, inner: TextModel) -> None:
+        self.inner = inner
+
+    @property
+    def load_seconds(self) -> float | None:
+        return self.inner.load_seconds
+
+    def unload(self) -> None:
+        self.inner.unload()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dreaming.errors import ModelError
-from dreaming.model.base import Completion, ModelCallError, TextModel, Usage
+from dreaming.model.base import Completion, ModelCallError, TextModel, Usage, WrappedModel
 from dreaming.model.constraint import Constraint
 
 
@@ -58,7 +58,7 @@ class StageTotals:
     usage: Usage = field(default_factory=Usage)
 
 
-class MeteredModel:
+class MeteredModel(WrappedModel):
     """Wraps a TextModel: budget check before, `on_call(CallRecord)` after every call."""
 
     def __init__(
@@ -68,7 +68,7 @@ class MeteredModel:
         budget: Budget | None = None,
         on_call: Callable[[CallRecord], None] | None = None,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.budget = budget or Budget()
         self.on_call = on_call
         self.calls = 0
@@ -79,13 +79,6 @@ class MeteredModel:
     @property
     def spec(self) -> str:
         return self.inner.spec
-
-    @property
-    def load_seconds(self) -> float | None:
-        return self.inner.load_seconds
-
-    def unload(self) -> None:
-        self.inner.unload()
 
     def complete(
         self,

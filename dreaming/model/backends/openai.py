@@ -29,6 +29,7 @@ from dreaming.errors import ModelError
 from dreaming.model.base import (
     MAX_OUTPUT_TOKENS,
     Completion,
+    HoldsNoWeights,
     Usage,
     constrained,
     finished_text,
@@ -55,7 +56,7 @@ class _Transient(Exception):
         self.refused = refused
 
 
-class OpenAIModel:
+class OpenAIModel(HoldsNoWeights):
     def __init__(
         self,
         spec: str,
@@ -86,14 +87,6 @@ class OpenAIModel:
     def endpoint(self) -> str:
         root = self.base_url if self.base_url.endswith("/v1") else self.base_url + "/v1"
         return root + "/chat/completions"
-
-    @property
-    def load_seconds(self) -> None:
-        """The server loaded the model, not this process."""
-        return None
-
-    def unload(self) -> None:
-        """The server owns the weights; nothing is held here."""
 
     def complete(
         self,

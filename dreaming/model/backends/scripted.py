@@ -21,8 +21,10 @@ from typing import Any
 from dreaming.errors import ModelError
 from dreaming.model.base import (
     Completion,
+    HoldsNoWeights,
     TextModel,
     Usage,
+    WrappedModel,
     constrained,
     finished_text,
     one_line,
@@ -36,7 +38,7 @@ def _preview(user: str) -> str:
     return " ".join(user.split())[:80]
 
 
-class ScriptedModel:
+class ScriptedModel(HoldsNoWeights):
     def __init__(self, spec: str, path: Path) -> None:
         self._spec = spec
         self.path = path
@@ -76,14 +78,6 @@ class ScriptedModel:
             # A prompt recorded twice: the later answer wins, as in a re-recording.
             self.answers[(stage, str(key))] = row
 
-    @property
-    def load_seconds(self) -> None:
-        """A replay loads no weights."""
-        return None
-
-    def unload(self) -> None:
-        """Nothing is held beyond the answers file."""
-
     def complete(
         self,
         stage: str,
@@ -109,25 +103,18 @@ class ScriptedModel:
         return constrained(stage, answer, constraint)
 
 
-class RecordingModel:
+class RecordingModel(WrappedModel):
     """Passes every call to `inner` and appends each successful answer to `path`."""
 
     def __init__(self, spec: str, inner: TextModel, path: Path) -> None:
+        super().__init__(inner)
         self._spec = spec
-        self.inner = inner
         self.path = path
         self._lock = threading.Lock()
 
     @property
     def spec(self) -> str:
         return self._spec
-
-    @property
-    def load_seconds(self) -> float | None:
-        return self.inner.load_seconds
-
-    def unload(self) -> None:
-        self.inner.unload()
 
     def complete(
         self,
