@@ -14,12 +14,36 @@ one module per concern beside it.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from dreaming.errors import LedgerError
 from dreaming.ledger.migrations import MIGRATIONS
+
+_WAL_PATIENCE_S = 30.0
+
+
+def _enter_wal(db: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting out other processes doing the same.
+
+    Changing the journal mode needs an exclusive lock, and SQLite answers
+    "database is locked" at once, without its busy handler, when another
+    connection is opening or converting the same new file. So retry here,
+    for as long as an ordinary busy wait would last.
+    """
+    deadline = time.monotonic() + _WAL_PATIENCE_S
+    pause = 0.005
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 class Ledger:
@@ -43,7 +67,7 @@ class Ledger:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode = WAL")
+            _enter_wal(self.db)
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
