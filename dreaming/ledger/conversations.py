@@ -264,3 +264,22 @@ def by_updated(ledger: Ledger) -> list[Updated]:
             "ORDER BY updated_at IS NOT NULL, updated_at, id"
         )
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """What a footnote says about a conversation."""
+
+    hash8: str
+    date: str
+    """YYYY-MM-DD of its last activity (its first, when it has no later time)."""
+    source: str
+
+
+def citation(ledger: Ledger, conv_id: str) -> Citation | None:
+    row = ledger.db.execute(
+        "SELECT hash8, coalesce(updated_at, created_at, ''), source "
+        "FROM conversations WHERE id = ?",
+        (conv_id,),
+    ).fetchone()
+    return None if row is None else Citation(row[0], str(row[1])[:10], row[2])
