@@ -31,7 +31,7 @@ class Rules:
     """The limits of the Chunking page's settings block."""
 
     min_messages: int = 2
-    max_messages: int = 60
+    max_messages: int = 500
     label_min_words: int = 4
     label_max_words: int = 10
 
