@@ -1,0 +1,31 @@
+"""BUCKET's one question: is this new conversation part the same story as that one?
+
+Only labels are shown: a label is the chunk's topic in a few words, and the
+story's earlier labels show how it went. Schematic: no example labels, because a
+small model copies example values. A wording change bumps VERSION, which makes
+every loose chunk's unit new again (chunks already in a bucket stay there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+VERSION = "bucket-1"
+
+SYSTEM = (
+    "You sort parts of a person's conversations with an assistant into stories. "
+    "A story is one piece of work, problem, plan, purchase or event, followed over time: "
+    "the same story continues when a later part goes on with the same thing, "
+    "not when it only shares a field or a tool. "
+    "Answer with one word: yes or no."
+)
+
+
+def same_story(story: Sequence[str], label: str) -> str:
+    """The story's labels first, so questions about one story share their prefix."""
+    shown = "\n".join(f"- {line}" for line in story)
+    return (
+        f"A story, as its parts were labelled:\n{shown}\n\n"
+        f"A new part, labelled: {label}\n\n"
+        "Question: Does the new part continue this same story? Answer yes or no."
+    )
