@@ -177,8 +177,28 @@ class ResolveStage:
             ids = buckets.delta(ctx.ledger, bucket.id)
             delta = subjects.mentions_of(ctx.ledger, ids)
             reach = subjects.reaches(ctx.ledger, [m.subject for m in delta])
+            if bucket.id == buckets.CAPTURED and not self._rescan(ctx, index, reach):
+                continue
             digest = input_hash(delta, reach, ids, aliases, ignore, ctx.settings.model)
             yield Unit(str(bucket.id), digest, bucket.label)
+
+    def _rescan(
+        self, ctx: StageContext, index: Sequence[tuple[str, str, bool]], reach: dict[str, Reach]
+    ) -> bool:
+        """Whether `_captured` holds a subject with no home yet, or a captured one that now
+        recurs or that an article now answers to. Its chunks arrive while the other buckets
+        are resolved, so without this test the night after would take it up for nothing."""
+        homes = build_homes(index, subjects.with_article(ctx.ledger))
+        declared = AliasIndex.build(declared_aliases(ctx.policy.text("Entities")))
+        patterns = ignore_patterns(ctx.policy.text("Topics_to_Ignore"))
+        for s in subjects.named(ctx.ledger, reach).values():
+            if s.status == "candidate":
+                return True
+            if s.status != "captured" or _ignored(s, patterns):
+                continue
+            if earns(reach[s.name]) or _known(s, homes, declared) is not None:
+                return True
+        return False
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
         ids = buckets.delta(ctx.ledger, int(unit.key))
@@ -230,14 +250,11 @@ def _home(
     context: str,
     judge: Judge,
 ) -> Home:
-    if ignored(subject.display, patterns) or ignored(subject.name, patterns):
+    if _ignored(subject, patterns):
         return Home("captured", why="it matches Meta/Topics_to_Ignore.md")
-    for key in (subject.name, declared.resolve(subject.display)[0]):
-        stem = homes.stems.get(key)
-        if stem is not None:
-            if key in homes.own and key == subject.name and homes.own[key] == stem:
-                return Home("article", stem)
-            return Home("redirect", stem)
+    known = _known(subject, homes, declared)
+    if known is not None:
+        return known
     if subject.status == "candidate" or earns(reach):
         for near in homes.near_misses(subject.name):
             if judge(subject.display, near.display, context):
@@ -245,6 +262,22 @@ def _home(
     if not earns(reach):
         return Home("captured", why="named in one chunk only, and not as its main subject")
     return own_stem(subject.display, homes)
+
+
+def _ignored(subject: Subject, patterns: Sequence[str]) -> bool:
+    return ignored(subject.display, patterns) or ignored(subject.name, patterns)
+
+
+def _known(subject: Subject, homes: Homes, declared: AliasIndex) -> Home | None:
+    """The home an article's title or alias (or a declared alias of one) gives a subject:
+    the article itself when it is the subject's own title, else a fold into it."""
+    for key in (subject.name, declared.resolve(subject.display)[0]):
+        stem = homes.stems.get(key)
+        if stem is not None:
+            if key == subject.name and homes.own.get(key) == stem:
+                return Home("article", stem)
+            return Home("redirect", stem)
+    return None
 
 
 def _labels(ctx: StageContext, named: dict[str, list[Mention]]) -> dict[str, str]:

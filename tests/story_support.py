@@ -14,6 +14,7 @@ from dreaming.ledger.subjects import Mention
 from dreaming.model import Completion, Constraint, TextModel
 from dreaming.policy import Policy
 from dreaming.raw.types import Message
+from dreaming.subjects import canonical
 from dreaming.vault import Vault
 from stages.pipeline import run_stage
 from stages.report import StageReport
@@ -47,7 +48,7 @@ def conversation(
 def names(ledger: Ledger, chunk_id: str, *displays: str, main: str | None = None) -> None:
     """EXTRACT's finding: the chunk is about these subjects (`main` its main one)."""
     for display in displays:
-        key = " ".join(display.casefold().split())
+        key = canonical(display)
         subjects.add(ledger, key, display, NOW)
         subjects.mention(ledger, Mention(chunk_id, key, display, display == main))
 

@@ -187,3 +187,14 @@ def reaches(ledger: Ledger, names: Iterable[str]) -> dict[str, Reach]:
         )
     }
     return {name: found.get(name, Reach(0, False)) for name in names}
+
+
+def named(ledger: Ledger, names: Iterable[str]) -> dict[str, Subject]:
+    """The subjects of these names that exist, by name."""
+    return {
+        row[0]: Subject(*row)
+        for row in ledger.db.execute(
+            f"{_SELECT} WHERE name IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(names))),),
+        )
+    }
