@@ -15,6 +15,7 @@ from stages.lexical import label_key
 from stages.pipeline import run_stage
 from stages.prompts import bucket as prompt
 from stages.segment_plan import STOPWORDS
+from tests.fixtures.bucket_resolve.gold import STORIES
 from tests.story_support import Counting, context, conversation, run
 from tests.support import Answer, ScriptedModelFactory, best_seconds
 
@@ -160,3 +161,9 @@ def test_the_shortlist_holds_at_most_three_most_alike_first() -> None:
     ]
     picked = near_misses(label_key("garden beds soil mix"), [s for s in stories if s.id != 3])
     assert [b.id for b in picked] == [2, 1, 4]
+
+
+def test_every_labelled_story_pair_is_a_near_miss_the_model_is_asked_about() -> None:
+    for pair in STORIES:
+        story = buckets.Bucket(1, pair.story[0], label_key(pair.story[0]))
+        assert near_misses(label_key(pair.label), [story]) == [story], pair

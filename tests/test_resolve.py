@@ -9,11 +9,13 @@ import pytest
 from dreaming.article.document import build
 from dreaming.ledger import Ledger, buckets, subjects
 from dreaming.reindex import reindex
+from dreaming.subjects import canonical
 from dreaming.vault import Vault
 from stages.bucket import BucketStage
 from stages.pipeline import run_stage
 from stages.prompts import resolve as prompt
 from stages.resolve import Homes, ResolveStage
+from tests.fixtures.bucket_resolve.gold import THINGS
 from tests.story_support import RUN, Counting, context, conversation, names, run
 from tests.support import Answer, ScriptedModelFactory
 
@@ -259,3 +261,10 @@ def test_the_near_miss_shortlist_holds_at_most_three_one_per_article() -> None:
         homes.add(name, stem, True)
     picked = homes.near_misses("seed tray x")
     assert [n.stem for n in picked] == ["Seed_Tray", "Seed_Tray_Lid", "Seed_Tray_Rack"]
+
+
+def test_every_labelled_thing_pair_is_a_near_miss_the_model_is_asked_about() -> None:
+    for pair in THINGS:
+        homes = Homes()
+        homes.add(pair.title, "Stem", True)
+        assert [n.display for n in homes.near_misses(canonical(pair.name))] == [pair.title], pair
