@@ -30,12 +30,13 @@ from tests.fixtures.bucket_resolve.gold import STORIES, THINGS  # noqa: E402
 
 
 def judged(model: TextModel, verbose: bool) -> None:
+    story_system = bucket.system((ROOT / "meta_templates" / "Bucketing.md").read_text("utf-8"))
     for name, pairs, ask in (
         (
             "same story?",
             STORIES,
             lambda p: says_yes(
-                model, "bucket", bucket.SYSTEM, bucket.same_story(p.story, p.label), "bench"
+                model, "bucket", story_system, bucket.same_story(p.story, p.label), "bench"
             ),
         ),
         (

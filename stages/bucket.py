@@ -34,9 +34,9 @@ STORY_LABELS = 3
 """How many of a bucket's labels the question shows."""
 
 
-def input_hash(chunk_id: str, label: str, model: str) -> str:
+def input_hash(chunk_id: str, label: str, bucketing: str, model: str) -> str:
     h = hashlib.sha256()
-    for part in (chunk_id, label, model, prompt.VERSION, KEY_VERSION):
+    for part in (chunk_id, label, bucketing, model, prompt.VERSION, KEY_VERSION):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -68,8 +68,9 @@ class BucketStage:
     name: StageName = "bucket"
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
+        bucketing = ctx.policy.page("Bucketing").checksum
         for loose in buckets.loose_chunks(ctx.ledger):
-            digest = input_hash(loose.chunk_id, loose.label, ctx.settings.model)
+            digest = input_hash(loose.chunk_id, loose.label, bucketing, ctx.settings.model)
             yield Unit(loose.chunk_id, digest, loose.label)
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
@@ -92,10 +93,11 @@ class BucketStage:
     def _judged(self, ctx: StageContext, loose: Loose, key: str) -> Bucket | None:
         """The first near-miss bucket the model says this chunk continues, if any."""
         model: TextModel | None = None
+        system = prompt.system(ctx.policy.text("Bucketing"))
         for candidate in near_misses(key, buckets.stories_since(ctx.ledger, since(loose.seen))):
             story = [candidate.label, *buckets.chunk_labels(ctx.ledger, candidate.id, STORY_LABELS)]
             user = prompt.same_story(list(dict.fromkeys(story))[:STORY_LABELS], loose.label)
             model = model or ctx.model()
-            if says_yes(model, "bucket", prompt.SYSTEM, user, loose.chunk_id):
+            if says_yes(model, "bucket", system, user, loose.chunk_id):
                 return candidate
         return None

@@ -1,5 +1,6 @@
 """BUCKET's one question: is this new conversation part the same story as that one?
 
+The Bucketing policy page is inlined (its checksum is in the unit's input hash).
 Only labels are shown: a label is the chunk's topic in a few words, and the
 story's earlier labels show how it went. Schematic: no example labels, because a
 small model copies example values. A wording change bumps VERSION, which makes
@@ -10,15 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-VERSION = "bucket-1"
+from stages.prompts import page_body
 
-SYSTEM = (
-    "You sort parts of a person's conversations with an assistant into stories. "
-    "A story is one piece of work, problem, plan, purchase or event, followed over time: "
-    "the same story continues when a later part goes on with the same thing, "
-    "not when it only shares a field or a tool. "
-    "Answer with one word: yes or no."
-)
+VERSION = "bucket-2"
+
+
+def system(bucketing: str) -> str:
+    """The Bucketing page is the rule book; the lines around it say what is asked."""
+    return (
+        "You sort parts of a person's conversations with an assistant into stories. "
+        "A story is one piece of work, problem, plan, purchase or event, followed over "
+        "time: the same story continues when a later part goes on with the same thing, "
+        "not when it only shares a field or a tool.\n\n"
+        f"{page_body(bucketing)}\n\n"
+        "Answer with one word: yes or no."
+    )
 
 
 def same_story(story: Sequence[str], label: str) -> str:
