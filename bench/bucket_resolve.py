@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from dreaming.ledger import Ledger, chunks, model_calls  # noqa: E402
 from dreaming.model import TextModel, load  # noqa: E402
 from dreaming.vault import Vault  # noqa: E402
+from stages.bucket import continues  # noqa: E402
 from stages.judge import says_yes  # noqa: E402
 from stages.prompts import bucket, resolve  # noqa: E402
 from tests.fixtures.bucket_resolve.gold import STORIES, THINGS  # noqa: E402
@@ -35,9 +36,7 @@ def judged(model: TextModel, verbose: bool) -> None:
         (
             "same story?",
             STORIES,
-            lambda p: says_yes(
-                model, "bucket", story_system, bucket.same_story(p.story, p.label), "bench"
-            ),
+            lambda p: continues(model, story_system, p.story, p.label, "bench"),
         ),
         (
             "same thing?",

@@ -12,7 +12,7 @@ in one is no unit, so a night with no new chunk asks nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 
 from dreaming.ledger import buckets
@@ -52,6 +52,20 @@ def near_misses(key: str, stories: list[Bucket]) -> list[Bucket]:
         if score >= NEAR:
             scored.append((score, f"{b.id:012d}", b))
     return shortlist(scored, SHORTLIST)
+
+
+def differences(story: Sequence[str], label: str) -> tuple[list[str], list[str]]:
+    """The compared words only the story's labels have, and those only the new label has."""
+    theirs = set().union(*(key_words(label_key(line)) for line in story))
+    own = key_words(label_key(label))
+    return sorted(theirs - own), sorted(own - theirs)
+
+
+def continues(model: TextModel, system: str, story: Sequence[str], label: str, unit: str) -> bool:
+    """The model's judgement: does the part labelled `label` continue the story whose
+    parts were labelled `story`?"""
+    user = prompt.same_story(story, label, *differences(story, label))
+    return says_yes(model, "bucket", system, user, unit)
 
 
 def since(seen: str | None) -> str | None:
@@ -95,9 +109,12 @@ class BucketStage:
         model: TextModel | None = None
         system = prompt.system(ctx.policy.text("Bucketing"))
         for candidate in near_misses(key, buckets.stories_since(ctx.ledger, since(loose.seen))):
-            story = [candidate.label, *buckets.chunk_labels(ctx.ledger, candidate.id, STORY_LABELS)]
-            user = prompt.same_story(list(dict.fromkeys(story))[:STORY_LABELS], loose.label)
+            labels = [
+                candidate.label,
+                *buckets.chunk_labels(ctx.ledger, candidate.id, STORY_LABELS),
+            ]
+            story = list(dict.fromkeys(labels))[:STORY_LABELS]
             model = model or ctx.model()
-            if says_yes(model, "bucket", system, user, loose.chunk_id):
+            if continues(model, system, story, loose.label, loose.chunk_id):
                 return candidate
         return None

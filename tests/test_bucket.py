@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from dreaming.ledger import Ledger, buckets
 from dreaming.vault import Vault
-from stages.bucket import BucketStage, near_misses
+from stages.bucket import BucketStage, differences, near_misses
 from stages.lexical import label_key
 from stages.pipeline import run_stage
 from stages.prompts import bucket as prompt
@@ -40,8 +40,8 @@ BUCKETING = (Path(__file__).parents[1] / "meta_templates" / "Bucketing.md").read
 
 
 def same_story(story: list[str], label: str, said: str) -> Answer:
-    system = prompt.system(BUCKETING)
-    return Answer("bucket", prompt.same_story(story, label), said, system)
+    user = prompt.same_story(story, label, *differences(story, label))
+    return Answer("bucket", user, said, prompt.system(BUCKETING))
 
 
 @given(st.lists(WORD, min_size=1, max_size=6))
@@ -180,3 +180,10 @@ def test_every_labelled_story_pair_is_a_near_miss_the_model_is_asked_about() -> 
     for pair in STORIES:
         story = buckets.Bucket(1, pair.story[0], label_key(pair.story[0]))
         assert near_misses(label_key(pair.label), [story]) == [story], pair
+
+
+def test_the_question_names_the_words_that_set_a_new_label_apart() -> None:
+    assert differences(["Planning the raised garden beds"], "Raised garden beds soil mix") == (
+        ["planning"],
+        ["mix", "soil"],
+    )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from stages.prompts import page_body
 
-VERSION = "bucket-2"
+VERSION = "bucket-3"
 
 
 def system(bucketing: str) -> str:
@@ -28,11 +28,19 @@ def system(bucketing: str) -> str:
     )
 
 
-def same_story(story: Sequence[str], label: str) -> str:
-    """The story's labels first, so questions about one story share their prefix."""
+def same_story(
+    story: Sequence[str], label: str, only_story: Sequence[str], only_new: Sequence[str]
+) -> str:
+    """The story's labels first, so questions about one story share their prefix; then
+    the words that set the two apart, found by code. Asked about those words rather than
+    about the whole labels: on the labels alone the default model says `same` to every
+    near miss, on the words it tells a different project apart."""
     shown = "\n".join(f"- {line}" for line in story)
     return (
         f"A story, as its parts were labelled:\n{shown}\n\n"
         f"A new part, labelled: {label}\n\n"
-        "Question: Does the new part continue this same story? Answer yes or no."
+        f"Words only in the story: {', '.join(only_story) or '(none)'}\n"
+        f"Words only in the new part: {', '.join(only_new) or '(none)'}\n\n"
+        "Question: Do these differing words still name the same project, object, place "
+        "or event? Answer yes or no."
     )
