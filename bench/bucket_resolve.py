@@ -25,8 +25,8 @@ from dreaming.ledger import Ledger, chunks, model_calls  # noqa: E402
 from dreaming.model import TextModel, load  # noqa: E402
 from dreaming.vault import Vault  # noqa: E402
 from stages.bucket import continues  # noqa: E402
-from stages.judge import says_yes  # noqa: E402
-from stages.prompts import bucket, resolve  # noqa: E402
+from stages.prompts import bucket  # noqa: E402
+from stages.resolve import same_thing  # noqa: E402
 from tests.fixtures.bucket_resolve.gold import STORIES, THINGS  # noqa: E402
 
 
@@ -41,13 +41,7 @@ def judged(model: TextModel, verbose: bool) -> None:
         (
             "same thing?",
             THINGS,
-            lambda p: says_yes(
-                model,
-                "resolve",
-                resolve.SYSTEM,
-                resolve.same_thing(p.name, p.context, p.title),
-                "bench",
-            ),
+            lambda p: same_thing(model, p.name, p.context, p.title, "bench"),
         ),
     ):
         right, start = 0, time.perf_counter()

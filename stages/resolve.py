@@ -149,6 +149,13 @@ def input_hash(
     return h.hexdigest()
 
 
+def same_thing(model: TextModel, name: str, context: str, title: str, unit: str) -> bool:
+    """The model's judgement: is `name` (found in the chunk labelled `context`) the
+    thing the article `title` is about?"""
+    user = prompt.different_thing(name, context, title)
+    return not says_yes(model, "resolve", prompt.SYSTEM, user, unit)
+
+
 def earns(r: Reach) -> bool:
     return r.chunks >= RECURS or r.main
 
@@ -226,8 +233,7 @@ class ResolveStage:
         def judge(name: str, article: str, context: str) -> bool:
             if not model:
                 model.append(ctx.model())
-            user = prompt.same_thing(name, context, article)
-            return says_yes(model[0], "resolve", prompt.SYSTEM, user, unit)
+            return same_thing(model[0], name, context, article, unit)
 
         decided: dict[str, Home] = {}
         for name in named:

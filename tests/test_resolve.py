@@ -47,7 +47,9 @@ def article(vault: Vault, ledger: Ledger, title: str, aliases: str = "") -> None
 
 
 def same_thing(name: str, context: str, title: str, said: str) -> Answer:
-    return Answer("resolve", prompt.same_thing(name, context, title), said, prompt.SYSTEM)
+    """The scripted answer that says `said` to "same thing?" (asked as "different?")."""
+    different = {"yes": "no", "no": "yes"}.get(said, said)
+    return Answer("resolve", prompt.different_thing(name, context, title), different, prompt.SYSTEM)
 
 
 def ignore(vault: Vault, pattern: str) -> None:

@@ -1,27 +1,28 @@
-"""RESOLVE's one question: is this subject the same thing as an existing article's?
+"""RESOLVE's one question: is this subject a different thing from an existing article's?
 
 Both names are shown with where the new one was found (its chunk's label), since a
-short name alone is often ambiguous. Schematic: no example names, because a small
-model copies example values. A wording change bumps VERSION.
+short name alone is often ambiguous. Asked as `different?`, not `same?`: on the
+labelled near misses the default model answers `yes` to either wording, and a yes
+to this one keeps two names apart, which only costs a later redirect, where a yes
+to `same?` would fuse two things into one article. Schematic: no example names,
+because a small model copies example values. A wording change bumps VERSION.
 """
 
 from __future__ import annotations
 
-VERSION = "resolve-1"
+VERSION = "resolve-2"
 
 SYSTEM = (
     "You keep an encyclopedia of a person's things: tools, programs, products, people, "
     "organisations, projects, fields and standards, one article each. "
-    "Two names are the same thing when one article should cover both: another spelling, "
-    "an abbreviation, a nickname, an old name. A part, a version, a rival or a related "
-    "thing is not the same thing. "
     "Answer with one word: yes or no."
 )
 
 
-def same_thing(name: str, context: str, article: str) -> str:
+def different_thing(name: str, context: str, article: str) -> str:
     return (
-        f'A conversation part labelled "{context}" discusses "{name}".\n'
+        f'A conversation part labelled "{context}" discusses "{name}". '
         f'The encyclopedia has an article titled "{article}".\n\n'
-        f'Question: Is "{name}" the same thing as "{article}"? Answer yes or no.'
+        f'Question: Is "{name}" a different thing from "{article}" (a part of it, a version '
+        "of it, a tool or product built on it, a rival, or only related)? Answer yes or no."
     )
