@@ -26,14 +26,16 @@ from dreaming.policy import Policy
 from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.lock import run_lock
 from dreaming.vault.raw_folder import raw_files as raw_paths
+from stages.bucket import BucketStage
 from stages.extract import ExtractStage
 from stages.ingest import IngestReport, ingest
 from stages.report import NightReport, StageReport, WrittenArticle, render, report_path
+from stages.resolve import ResolveStage
 from stages.segment import SegmentStage
 from stages.stage import Stage, StageContext, Unit, UnitResult
 from stages.write import Edit, Outcome, Writer
 
-STAGES: tuple[Stage, ...] = (SegmentStage(), ExtractStage())
+STAGES: tuple[Stage, ...] = (SegmentStage(), ExtractStage(), BucketStage(), ResolveStage())
 """The model stages of a night, in order."""
 
 

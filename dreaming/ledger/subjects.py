@@ -6,6 +6,8 @@ have an article of its own, fold into another's (a redirect) or stay captured.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -120,3 +122,79 @@ def captured_since(ledger: Ledger, since: str) -> list[Subject]:
             (since,),
         )
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How far a subject reaches over every chunk: whether it earns an article."""
+
+    chunks: int
+    main: bool
+    """Whether some chunk has it as its main subject."""
+
+
+def with_article(ledger: Ledger) -> list[Subject]:
+    """The subjects that have their own article, by name."""
+    return [
+        Subject(*row)
+        for row in ledger.db.execute(f"{_SELECT} WHERE status = 'article' ORDER BY name")
+    ]
+
+
+def owner(ledger: Ledger, stem: str) -> str | None:
+    """The subject whose own article is `stem`."""
+    row = ledger.db.execute(
+        "SELECT name FROM subjects WHERE article_stem = ? AND status = 'article'", (stem,)
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def article_homes(ledger: Ledger) -> list[tuple[str, str, bool]]:
+    """(name, stem of the article it resolves to, whether it is that article's own title)
+    for every indexed article's title, every redirect and every infobox alias; by stem."""
+    return [
+        (str(name), str(stem), bool(own))
+        for name, stem, own in ledger.db.execute(
+            "SELECT title, coalesce(redirect_to, stem), NOT is_redirect FROM article_index "
+            "UNION SELECT x.alias, a.stem, 0 FROM article_aliases x "
+            "JOIN article_index a ON a.stem = x.stem AND NOT a.is_redirect "
+            "ORDER BY 2, 3 DESC, 1"
+        )
+    ]
+
+
+def mentions_of(ledger: Ledger, chunk_ids: Sequence[str]) -> list[Mention]:
+    """The subjects these chunks name, in the chunks' order, main subjects first."""
+    return [
+        Mention(row[0], row[1], row[2], bool(row[3]))
+        for row in ledger.db.execute(
+            "SELECT s.chunk_id, s.subject, s.surface, s.is_main FROM json_each(?) j "
+            "JOIN chunk_subjects s ON s.chunk_id = j.value "
+            "ORDER BY j.key, s.is_main DESC, s.subject",
+            (json.dumps(list(chunk_ids)),),
+        )
+    ]
+
+
+def reaches(ledger: Ledger, names: Iterable[str]) -> dict[str, Reach]:
+    """`reach` of each of `names` (a name no chunk mentions reaches nothing)."""
+    found = {
+        name: Reach(int(chunks), bool(main))
+        for name, chunks, main in ledger.db.execute(
+            "SELECT subject, COUNT(*), max(is_main) FROM chunk_subjects "
+            "WHERE subject IN (SELECT value FROM json_each(?)) GROUP BY subject",
+            (json.dumps(sorted(set(names))),),
+        )
+    }
+    return {name: found.get(name, Reach(0, False)) for name in names}
+
+
+def named(ledger: Ledger, names: Iterable[str]) -> dict[str, Subject]:
+    """The subjects of these names that exist, by name."""
+    return {
+        row[0]: Subject(*row)
+        for row in ledger.db.execute(
+            f"{_SELECT} WHERE name IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(names))),),
+        )
+    }

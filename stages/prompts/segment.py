@@ -10,25 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from stages.prompts import page_body
+
 PROMPT_VERSION = "segment-4"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
-
-
-def _body(page: str) -> str:
-    """A Meta page without its front matter (the model needs the rules, not the keys)."""
-    if page.startswith("---\n"):
-        end = page.find("\n---", 4)
-        if end != -1:
-            return page[end + 4 :].strip()
-    return page.strip()
 
 
 def boundary_system(chunking: str) -> str:
     return (
         "You read part of a conversation between a user and an assistant and decide "
         "whether the next message continues the same topic as the earlier messages.\n\n"
-        f"{_body(chunking)}\n\n"
+        f"{page_body(chunking)}\n\n"
         "A follow-up, a next step of the same task, a correction, or a question about the "
         "answer just given is the same topic: answer `yes`. Answer `no` only when the next "
         "message turns to a different subject.\n"
@@ -56,8 +49,8 @@ def label_system(chunking: str, topics_to_ignore: str) -> str:
     return (
         "You name the topic of one part of a conversation between a user and an "
         "assistant.\n\n"
-        f"{_body(chunking)}\n\n"
-        f"{_body(topics_to_ignore)}\n\n"
+        f"{page_body(chunking)}\n\n"
+        f"{page_body(topics_to_ignore)}\n\n"
         "Write one line: a noun phrase of four to ten words naming the topic and what "
         "about it was discussed, in the shape `<aspect> of <Subject> for <purpose>`. "
         "No sentence, no quotes, no date. "

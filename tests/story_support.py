@@ -1,0 +1,104 @@
+"""Hand-made ledger rows for BUCKET and RESOLVE tests: conversations cut into labelled
+chunks, the subjects EXTRACT would have found in them, and a model that counts calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dreaming.config import Settings
+from dreaming.ledger import Ledger, chunks, conversations, runs, subjects
+from dreaming.ledger.chunks import Chunk
+from dreaming.ledger.conversations import NewConversation
+from dreaming.ledger.subjects import Mention
+from dreaming.model import Completion, Constraint, TextModel
+from dreaming.policy import Policy
+from dreaming.raw.types import Message
+from dreaming.subjects import canonical
+from dreaming.vault import Vault
+from stages.pipeline import run_stage
+from stages.report import StageReport
+from stages.stage import Stage, StageContext
+
+NOW = "2026-03-02T03:00:00+00:00"
+RUN = "n1"
+
+
+def conversation(
+    ledger: Ledger, conv_id: str, labels: Sequence[str], updated: str = NOW
+) -> list[str]:
+    """A conversation of two messages per label, cut into one chunk per label; its chunk ids."""
+    msgs = [
+        Message(role, f"{role} turn {i}")
+        for i in range(len(labels))
+        for role in ("user", "assistant")
+    ]
+    conversations.put(
+        ledger,
+        NewConversation(conv_id, conv_id, "raw", f"Raw/{conv_id}.md", None, None, None, updated,
+                        len(msgs), f"sha-{conv_id}"),
+        NOW,
+    )  # fmt: skip
+    conversations.add_messages(ledger, conv_id, 0, msgs)
+    cut = [Chunk(conv_id, 2 * i, 2 * i + 1, label, "h", "seg-1") for i, label in enumerate(labels)]
+    chunks.replace(ledger, conv_id, cut, NOW)
+    return [c.id for c in cut]
+
+
+def names(ledger: Ledger, chunk_id: str, *displays: str, main: str | None = None) -> None:
+    """EXTRACT's finding: the chunk is about these subjects (`main` its main one)."""
+    for display in displays:
+        key = canonical(display)
+        subjects.add(ledger, key, display, NOW)
+        subjects.mention(ledger, Mention(chunk_id, key, display, display == main))
+
+
+@dataclass
+class Counting:
+    """Another model's answers, counting the calls made to it."""
+
+    inner: TextModel
+    asked: list[str] = field(default_factory=list)
+    spec: str = "counting"
+    load_seconds: float | None = None
+
+    def complete(
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
+    ) -> Completion:
+        self.asked.append(user)
+        return self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
+
+    def unload(self) -> None:
+        """Nothing is held."""
+
+
+def no_model() -> TextModel:
+    raise AssertionError("this run should call no model")
+
+
+def context(vault: Vault, ledger: Ledger, model: TextModel | None = None) -> StageContext:
+    """A run's context (its `runs` row made), on `model` or on none at all."""
+    if runs.get(ledger, RUN) is None:
+        runs.put(ledger, runs.Run(RUN, "night", NOW, None, "running"))
+    return StageContext(
+        vault=vault,
+        ledger=ledger,
+        settings=Settings(vault=vault.root, model="scripted:test"),
+        policy=Policy(vault),
+        run_id=RUN,
+        model=(lambda: model) if model is not None else no_model,
+        now=lambda: NOW,
+    )
+
+
+def run(stage: Stage, ctx: StageContext) -> StageReport:
+    """The stage's units not done yet, through the runner (which records them done)."""
+    report = run_stage(stage, ctx)
+    assert report.failed == 0, report.failures
+    return report
