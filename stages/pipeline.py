@@ -31,9 +31,10 @@ from stages.ingest import IngestReport, ingest
 from stages.report import NightReport, StageReport, WrittenArticle, render, report_path
 from stages.segment import SegmentStage
 from stages.stage import Stage, StageContext, Unit, UnitResult
+from stages.synthesize import SynthesizeStage
 from stages.write import Edit, Outcome, Writer
 
-STAGES: tuple[Stage, ...] = (SegmentStage(), ExtractStage())
+STAGES: tuple[Stage, ...] = (SegmentStage(), ExtractStage(), SynthesizeStage())
 """The model stages of a night, in order."""
 
 
