@@ -121,8 +121,10 @@ def test_an_article_created_from_two_chunks_cites_both_conversations_and_passes_
     text = article(vault).read_text(encoding="utf-8")
     assert "`conv:aaaaaaaa` (2026-01-05, claude)" in text
     assert "`conv:bbbbbbbb` (2026-02-07, claude)" in text
-    assert f"{DRAFTS[0]}[^1]" in text and f"{DRAFTS[1]}[^2]" in text
-    assert "## Feeding the starter" in text and "## Baking schedule" in text
+    assert f"{DRAFTS[0]}[^1]" in text
+    assert f"{DRAFTS[1]}[^2]" in text
+    assert "## Feeding the starter" in text
+    assert "## Baking schedule" in text
     assert "kind: thing" in text
     assert problems(parse(text), stem="Rye_Flour") == []
     assert check(None, text, stem="Rye_Flour").ok
@@ -205,7 +207,8 @@ def test_an_excerpt_whose_draft_is_refused_waits_for_the_next_run_while_the_rest
     )  # fmt: skip
     run_stage(SynthesizeStage(), context(vault, ledger, scripted_model(answers)))
     text = article(vault).read_text(encoding="utf-8")
-    assert "conv:aaaaaaaa" in text and "conv:bbbbbbbb" not in text
+    assert "conv:aaaaaaaa" in text
+    assert "conv:bbbbbbbb" not in text
     assert "## Baking schedule" not in text
     assert woven.into(ledger, ids) == {(ids[0], "Rye_Flour")}
     assert buckets.delta(ledger, buckets.with_delta(ledger)[0].id) == [ids[1]]
@@ -372,4 +375,5 @@ def test_the_input_hash_changes_with_the_model(vault: Vault, ledger: Ledger) -> 
     (one,) = SynthesizeStage().units(ctx)
     ctx.settings = replace(ctx.settings, model="scripted:other")
     (two,) = SynthesizeStage().units(ctx)
-    assert one.key == two.key and one.input_hash != two.input_hash
+    assert one.key == two.key
+    assert one.input_hash != two.input_hash
