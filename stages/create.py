@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dreaming.article import build
+from dreaming.article import build, normalize, stem_for_title
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
 from stages import proto
 from stages.prompts import create as prompt
@@ -99,16 +99,16 @@ def create(
             sections.append(_Section(heading, drafted))
     if not sections:
         return f"no excerpt gave a usable paragraph ({len(sources)} tried)"
-    numbers = _numbers(sections)
     notes = [sec.paragraphs[0] for sec in sections[:LEAD_NOTES]]
     answer = ask(prompt.LEAD_SYSTEM, prompt.lead(title, [p for p, _ in notes]), PARAGRAPH)
     lead = None if answer is None else proto.clean_draft(answer, echoes)
     if lead is None:
         return "the lead the model wrote was no usable paragraph"
     lead_text = " ".join(proto.sentences(lead)[:LEAD_SENTENCES])
-    cited = sorted({numbers[s.chunk_id] for _, s in notes})
+    numbers = _numbers([s for _, s in notes], sections)
+    cited = [numbers[s.chunk_id] for _, s in notes]
     infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)
-    text = build(
+    article = build(
         title,
         lead=proto.cite(lead_text, cited),
         sections=[
@@ -119,10 +119,13 @@ def create(
             for sec in sections
         ],
         infobox=infobox,
-        footnotes=[s.footnote(numbers[s.chunk_id]) for sec in sections for _, s in sec.paragraphs],
+        footnotes=sorted(
+            (s.footnote(numbers[s.chunk_id]) for sec in sections for _, s in sec.paragraphs),
+            key=lambda f: f.number,
+        ),
     )
     return Created(
-        text=text,
+        text=normalize(article, stem=stem_for_title(title)),
         woven=[s.chunk_id for sec in sections for _, s in sec.paragraphs],
         left_out=left_out,
         calls=ask.calls,
@@ -130,12 +133,12 @@ def create(
     )
 
 
-def _numbers(sections: Sequence[_Section]) -> dict[str, int]:
-    """Each drafted source's footnote number, in reading order."""
+def _numbers(lead: Sequence[Source], sections: Sequence[_Section]) -> dict[str, int]:
+    """Each drafted source's footnote number, in order of first citation: the lead's
+    sources, then the sections' (the order NORMALIZE keeps)."""
     numbers: dict[str, int] = {}
-    for sec in sections:
-        for _, s in sec.paragraphs:
-            numbers.setdefault(s.chunk_id, len(numbers) + 1)
+    for s in [*lead, *(s for sec in sections for _, s in sec.paragraphs)]:
+        numbers.setdefault(s.chunk_id, len(numbers) + 1)
     return numbers
 
 

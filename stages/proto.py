@@ -141,8 +141,8 @@ def clean_draft(answer: str, echoes: Sequence[str] = ()) -> str | None:
     text = answer.strip()
     if not text or len(text) > DRAFT_CHARS * 2:
         return None
-    paragraph = next((p for p in text.split("\n\n") if _plain_line(p)), "")
-    lines = [_plain_line(line) for line in paragraph.splitlines()]
+    paragraph = next((p for p in text.split("\n\n") if _prose_lines(p)), "")
+    lines = _prose_lines(paragraph)
     flat = " ".join(line for line in lines if line)
     flat = _strip_markers(flat).replace("[[", "").replace("]]", "")
     flat = " ".join(flat.split())
@@ -158,10 +158,20 @@ def clean_draft(answer: str, echoes: Sequence[str] = ()) -> str | None:
     return out if out[-1] in ".!?" else f"{out}."
 
 
-def _plain_line(line: str) -> str:
-    """A line without the heading marks, bullet, number or quote mark that opens it."""
+def _prose_lines(paragraph: str) -> list[str]:
+    """The paragraph's lines that are prose (a heading is none), each made plain."""
+    plain = (_plain_line(line) for line in paragraph.splitlines() if not _is_heading(line))
+    return [line for line in plain if line]
+
+
+def _is_heading(line: str) -> bool:
     text = line.strip()
-    text = text.lstrip("#>").strip()
+    return text.startswith("#") or (text.startswith("**") and text.endswith("**"))
+
+
+def _plain_line(line: str) -> str:
+    """A line without the quote mark, bullet or number that opens it."""
+    text = line.strip().lstrip(">").strip()
     if text[:2] in ("- ", "* ", "+ "):
         text = text[2:].strip()
     digits = len(text) - len(text.lstrip("0123456789"))

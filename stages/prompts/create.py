@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 VERSION = "create-1"
 
-NO_COPY = "The example shows the form only: never copy its words or its <slots>."
+NO_COPY = "The example shows the form only: never copy its words or anything in <angle brackets>."
 
 HEADING_SYSTEM = (
     "You name sections of an encyclopedia article. "
