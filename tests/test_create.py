@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dreaming.article import check, parse, problems
+from dreaming.article.document import tail_rank
 from dreaming.article.markup import markers
 from dreaming.article.schematic import SLOTS
 from dreaming.model import TextModel
@@ -24,12 +25,21 @@ def source(n: int, label: str, text: str) -> Source:
     return Source(f"c{n}:0-1", label, text, f"{n:08x}", "2026-01-0" + str(n), "claude")
 
 
-KETTLE = source(1, "descaling the kettle with vinegar", "user: the kettle has scale\n\n"
-                "assistant: boil vinegar and water in the kettle, then rinse the kettle")  # fmt: skip
-KETTLE_AGAIN = source(2, "kettle scale comes back", "user: the scale came back in the kettle\n\n"
-                      "assistant: descale the kettle monthly with vinegar")  # fmt: skip
-GARDEN = source(3, "planting tomatoes in spring", "user: when to plant tomatoes\n\n"
-                "assistant: plant tomatoes after the last frost in spring")  # fmt: skip
+KETTLE = source(
+    1,
+    "descaling the kettle with vinegar",
+    "user: the kettle has scale\n\nassistant: boil vinegar and water in the kettle, then rinse",
+)
+KETTLE_AGAIN = source(
+    2,
+    "kettle scale comes back",
+    "user: the scale came back in the kettle\n\nassistant: descale the kettle with vinegar",
+)
+GARDEN = source(
+    3,
+    "planting tomatoes in spring",
+    "user: when to plant tomatoes\n\nassistant: plant tomatoes after the last frost in spring",
+)
 
 
 def excerpt(s: Source) -> proto.Excerpt:
@@ -41,8 +51,8 @@ def test_excerpts_that_share_words_share_a_proto_section_and_others_open_their_o
 
 
 def test_past_six_proto_sections_the_last_opened_merge_into_their_closest() -> None:
-    distinct = [proto.Excerpt(w, f"{w} {w}") for w in
-                ("apples", "bricks", "cellos", "drones", "eagles", "ferns", "gravel", "harps")]  # fmt: skip
+    names = ("apples", "bricks", "cellos", "drones", "eagles", "ferns", "gravel", "harps")
+    distinct = [proto.Excerpt(w, f"{w} {w}") for w in names]
     groups = proto.group(distinct)
     assert len(groups) == proto.MAX_SECTIONS
     assert sorted(i for g in groups for i in g) == list(range(8))
@@ -163,7 +173,7 @@ def test_the_lead_cites_the_paragraphs_it_was_written_from_and_the_article_is_we
     assert dict(article.infobox or ()) == {"kind": "thing", "aliases": "TA"}
     assert problems(article, stem="Thing_A") == []
     assert check(None, result.text, stem="Thing_A").ok
-    assert all(markers(s.body) for s in article.sections)
+    assert all(markers(s.body) for s in article.sections if tail_rank(s) == 0)
 
 
 def test_a_kind_outside_the_declared_set_leaves_the_infobox_without_one(
