@@ -60,12 +60,11 @@ class SynthesizeStage:
         bucket_text, _, stem = unit.key.partition("/")
         bucket_id = int(bucket_text)
         try:
-            resolve(ctx.vault, stem)
+            path = resolve(ctx.vault, stem).path
         except UnsafePathError as e:
             return UnitResult("failed", str(e))
         chunk_ids = plan(ctx, bucket_id).get(stem, [])
         sources = load(ctx.ledger, chunk_ids)
-        path = ctx.vault.articles / f"{stem}.md"
         before = path.read_bytes() if path.is_file() else None
         if before is None:
             result = _create(ctx, unit.key, stem, sources)

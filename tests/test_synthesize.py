@@ -224,6 +224,7 @@ def test_a_hostile_stem_is_never_written_and_calls_no_model(
     before = sorted(p for p in vault.root.parent.rglob("*") if ".git" not in p.parts)
     report = run_stage(SynthesizeStage(), context(vault, ledger, None))
     assert (report.failed, report.commits) == (1, 0)
+    assert "internal error" not in report.failures[0][1]
     after = sorted(p for p in vault.root.parent.rglob("*") if ".git" not in p.parts)
     assert [p for p in after if p not in before and p.suffix != ".sqlite-wal"] == []
 
