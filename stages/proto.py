@@ -148,7 +148,8 @@ def clean_draft(answer: str, echoes: Sequence[str] = ()) -> str | None:
     flat = " ".join(flat.split())
     if not flat or len(flat) > DRAFT_CHARS or leaks("", flat):
         return None
-    if not any(c.isalpha() for c in flat) or any(c in flat for c in "<>|`"):
+    flat = _defanged(flat)
+    if not any(c.isalpha() for c in flat):
         return None
     folded = flat.casefold()
     if any(len(e) >= 20 and e.casefold() in folded for e in echoes):
@@ -167,6 +168,16 @@ def _prose_lines(paragraph: str) -> list[str]:
 def _is_heading(line: str) -> bool:
     text = line.strip()
     return text.startswith("#") or (text.startswith("**") and text.endswith("**"))
+
+
+def _defanged(text: str) -> str:
+    """`text` with no HTML tag, table bar or unpaired backtick left: prose about code
+    keeps its words (`<div>` reads `div`) but cannot open a tag, a cell or a code span
+    that swallows the marker code appends."""
+    text = text.replace("<", "").replace(">", "").replace("|", "/")
+    if text.count("`") % 2:
+        text = text.replace("`", "")
+    return " ".join(text.split())
 
 
 def _plain_line(line: str) -> str:

@@ -102,6 +102,9 @@ def test_when_no_label_gives_a_heading_the_section_is_numbered() -> None:
         ("1. The user rinsed it twice", "The user rinsed it twice."),
         ("One. Two. Three. Four. Five.", "One. Two. Three."),
         ("First paragraph.\n\nSecond paragraph.", "First paragraph."),
+        ("The user ran `make test` twice.", "The user ran `make test` twice."),
+        ("The user edited `index.html.", "The user edited index.html."),
+        ("The user wrote <div> and a | b.", "The user wrote div and a / b."),
     ],
 )
 def test_a_draft_is_cleaned_to_plain_sentences(answer: str, kept: str) -> None:
@@ -118,9 +121,8 @@ def test_a_draft_is_cleaned_to_plain_sentences(answer: str, kept: str) -> None:
         "See conv:HASH for details.",
         "Write one to three sentences for this section about what the user chose.",
         "[^1] [^2]",
-        "The user ran `rm -rf`.",
     ],
-    ids=["empty", "blank", "ramble", "slot", "token", "prompt-echo", "markers-only", "code"],
+    ids=["empty", "blank", "ramble", "slot", "token", "prompt-echo", "markers-only"],
 )
 def test_a_draft_that_cannot_be_cleaned_is_refused(answer: str) -> None:
     assert proto.clean_draft(answer, prompt.echoes(TITLE)) is None
