@@ -24,8 +24,9 @@ from stages.sources import Source
 
 STAGE = "synthesize"
 HEADING = Lines(max_lines=1, max_chars=proto.HEADING_CHARS)
-PARAGRAPH = Lines(max_lines=1, max_chars=proto.DRAFT_CHARS)
-"""One line of plain prose: constrained decoding stops a ramble at this bound."""
+PARAGRAPH = Lines(max_lines=1, max_chars=480)
+"""One line of plain prose, about three sentences: constrained decoding stops a ramble
+here, and the sentence it cuts is dropped (proto.clean_draft)."""
 LEAD_SENTENCES = 2
 LEAD_NOTES = 3
 """The drafted paragraphs the lead reads: the first of each of the first sections."""
@@ -104,7 +105,8 @@ def create(
     lead = None if answer is None else proto.clean_draft(answer, echoes)
     if lead is None:
         return "the lead the model wrote was no usable paragraph"
-    lead_text = " ".join(proto.sentences(lead)[:LEAD_SENTENCES])
+    body = [p for sec in sections for p, _ in sec.paragraphs]
+    lead_text = proto.lead_sentences(lead, body, LEAD_SENTENCES)
     numbers = _numbers([s for _, s in notes], sections)
     cited = [numbers[s.chunk_id] for _, s in notes]
     infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)

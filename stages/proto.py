@@ -154,8 +154,11 @@ def clean_draft(answer: str, echoes: Sequence[str] = ()) -> str | None:
     folded = flat.casefold()
     if any(len(e) >= 20 and e.casefold() in folded for e in echoes):
         return None
-    kept = sentences(flat)[:DRAFT_SENTENCES]
-    out = " ".join(kept)
+    said = sentences(flat)
+    if len(said) > 1 and said[-1][-1] not in ".!?":
+        # Cut off by the length bound mid-sentence: a half claim is no claim.
+        said.pop()
+    out = " ".join(said[:DRAFT_SENTENCES])
     return out if out[-1] in ".!?" else f"{out}."
 
 
@@ -221,6 +224,23 @@ def sentences(text: str) -> list[str]:
     if rest:
         out.append(rest)
     return out
+
+
+REPEAT = 0.8
+"""Share of a lead sentence's content words a body sentence already holds: a repeat."""
+
+
+def lead_sentences(lead: str, body: Sequence[str], limit: int) -> str:
+    """The lead's first `limit` sentences, less those past the first that only repeat a
+    body sentence (a small model asked for a lead retells its notes)."""
+    said = sentences(lead)
+    seen = [content_words(b) for p in body for b in sentences(p)]
+    kept = said[:1]
+    for sentence in said[1:limit]:
+        own = content_words(sentence)
+        if not any(own and len(own & b) >= REPEAT * len(own) for b in seen):
+            kept.append(sentence)
+    return " ".join(kept)
 
 
 def cite(paragraph: str, markers: Sequence[int]) -> str:

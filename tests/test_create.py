@@ -101,6 +101,8 @@ def test_when_no_label_gives_a_heading_the_section_is_numbered() -> None:
         ('"The user boiled vinegar."', "The user boiled vinegar."),
         ("1. The user rinsed it twice", "The user rinsed it twice."),
         ("One. Two. Three. Four. Five.", "One. Two. Three."),
+        ("The user chose it. They then used a fixed value to fur", "The user chose it."),
+        ("The user chose it", "The user chose it."),
         ("First paragraph.\n\nSecond paragraph.", "First paragraph."),
         ("The user ran `make test` twice.", "The user ran `make test` twice."),
         ("The user edited `index.html.", "The user edited index.html."),
@@ -134,6 +136,13 @@ def test_cleaning_a_draft_takes_time_linear_in_its_length() -> None:
     ratio = best_seconds(proto.sentences, large) / max(best_seconds(proto.sentences, small), 1e-6)
     assert ratio < 12
     assert best_seconds(proto.clean_draft, "[" * 200_000) < 0.05
+
+
+def test_a_lead_keeps_its_definition_and_drops_a_sentence_that_retells_the_body() -> None:
+    body = ["The user chose vinegar to descale the kettle.", "The user descales monthly."]
+    lead = "Thing A is a kettle. The user chose vinegar to descale the kettle. It is red."
+    assert proto.lead_sentences(lead, body, 3) == "Thing A is a kettle. It is red."
+    assert proto.lead_sentences(lead, body, 2) == "Thing A is a kettle."
 
 
 def test_aliases_are_the_other_safe_names_the_sources_used() -> None:
