@@ -132,7 +132,8 @@ def test_synthesize_refuses_an_unknown_stage_in_one_line(tmp_path: Path) -> None
     bad = dreaming("synthesize", "--vault", str(root), "--stage", "nope")
     assert bad.returncode == 1
     assert bad.stderr == (
-        "dreaming: error: no stage named 'nope'; choose one of: ingest, segment, extract\n"
+        "dreaming: error: no stage named 'nope'; "
+        "choose one of: ingest, segment, extract, synthesize\n"
     )
 
 

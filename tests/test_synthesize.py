@@ -326,6 +326,17 @@ def test_a_redirected_subject_s_chunk_lands_in_its_target_and_its_name_becomes_a
     assert "aliases: whole rye" in text
 
 
+def test_a_chunk_naming_a_subject_and_its_redirect_is_one_excerpt_of_one_unit(
+    vault: Vault, ledger: Ledger
+) -> None:
+    chunk = seed(ledger, STARTER)
+    story(ledger, "baking rye bread", [chunk])
+    article_subject(ledger, "rye flour", "Rye_Flour", [chunk])
+    redirected_subject(ledger, "whole rye", "Rye_Flour", [chunk], "whole rye")
+    (unit,) = SynthesizeStage().units(context(vault, ledger, None))
+    assert unit.label == "create Rye Flour (1 from baking rye bread)"
+
+
 def test_units_are_one_per_bucket_and_article_in_bucket_then_delta_order(
     vault: Vault, ledger: Ledger
 ) -> None:
