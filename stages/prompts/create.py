@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-VERSION = "create-1"
+VERSION = "create-2"
 
 NO_COPY = "The example shows the form only: never copy its words or anything in <angle brackets>."
 
@@ -73,10 +73,23 @@ def lead(title: str, notes: Sequence[str]) -> str:
     )
 
 
+GLOSSES = {
+    "thing": "a tool, program, file, product or object",
+    "person": "a human being",
+    "domain": "a field, method, technique or area of knowledge",
+    "project": "something the user builds, runs or works on",
+    "standard": "a specification, protocol or format",
+}
+"""What the seeded kinds mean; a kind a person adds to Meta/Infobox_Schemas.md is listed
+by its name alone."""
+
+
 def kind(title: str, kinds: Sequence[str], labels: Sequence[str]) -> str:
     topics = "\n".join(f"- {label}" for label in labels)
+    listed = "\n".join(f"- {k}: {GLOSSES[k]}" if k in GLOSSES else f"- {k}" for k in kinds)
     return (
         f"Article: {title}\nConversations about it:\n{topics}\n\n"
+        f"Kinds:\n{listed}\n\n"
         f"Question: What kind of subject is {title}? Answer with one of: {', '.join(kinds)}."
     )
 
