@@ -12,7 +12,7 @@ import pytest
 from dreaming.article import build, check, parse, problems
 from dreaming.audit import audit
 from dreaming.ledger import Ledger, buckets, woven
-from dreaming.model import Completion, Constraint, TextModel
+from dreaming.model import BudgetExhausted, Completion, Constraint, TextModel
 from dreaming.vault import Vault, checksum
 from stages import update
 from stages.pipeline import run_stage
@@ -212,6 +212,26 @@ def test_an_excerpt_whose_draft_is_refused_waits_for_the_next_run_while_the_rest
     assert "## Baking schedule" not in text
     assert woven.into(ledger, ids) == {(ids[0], "Rye_Flour")}
     assert buckets.delta(ledger, buckets.with_delta(ledger)[0].id) == [ids[1]]
+
+
+def test_a_spent_budget_mid_article_stops_at_the_unit_boundary_and_writes_nothing(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    ids, sources = two_talks(ledger)
+
+    def spent(system: object) -> None:
+        if system == prompt.LEAD_SYSTEM:
+            raise BudgetExhausted("the night's model budget is spent")
+
+    model = Counting(scripted_model(script(sources)), during=spent)
+    report = run_stage(SynthesizeStage(), context(vault, ledger, model))
+    assert (report.budget_spent, report.left, report.commits) == (
+        "the night's model budget is spent",
+        1,
+        0,
+    )
+    assert not article(vault).exists()
+    assert woven.into(ledger, ids) == set()
 
 
 @pytest.mark.parametrize("stem", ["../../outside", "Log/x", "..", "a\nb", "CON", "x" * 300])
