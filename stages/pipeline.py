@@ -33,9 +33,16 @@ from stages.report import NightReport, StageReport, WrittenArticle, render, repo
 from stages.resolve import ResolveStage
 from stages.segment import SegmentStage
 from stages.stage import Stage, StageContext, Unit, UnitResult
+from stages.synthesize import SynthesizeStage
 from stages.write import Edit, Outcome, Writer
 
-STAGES: tuple[Stage, ...] = (SegmentStage(), ExtractStage(), BucketStage(), ResolveStage())
+STAGES: tuple[Stage, ...] = (
+    SegmentStage(),
+    ExtractStage(),
+    BucketStage(),
+    ResolveStage(),
+    SynthesizeStage(),
+)
 """The model stages of a night, in order."""
 
 

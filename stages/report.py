@@ -150,8 +150,12 @@ def section(report: NightReport) -> str:
             f"Budget spent, {left} units left for the next run: {_plain(report.budget_spent)}"
         )
     lines += ["", "### Ingest", "", _ingest_line(report.ingest)]
-    lines += _listed("Articles created", [_link(a.stem) for a in report.articles if a.created])
-    lines += _listed("Articles updated", [_link(a.stem) for a in report.articles if not a.created])
+    by = f" (written by {_plain(report.model)})"
+    created = [_link(a.stem) + by for a in report.articles if a.created]
+    lines += _listed("Articles created", created)
+    lines += _listed(
+        "Articles updated", [_link(a.stem) + by for a in report.articles if not a.created]
+    )
     noops = [f"{_link(r.stem)}: `{r.code}` {_plain(r.detail)} ({r.stage})" for r in report.noops]
     noops += [
         f"{_link(stem)}: kept the person's change: {_plain(why)}" for stem, why in report.conflicts

@@ -33,8 +33,8 @@ def test_a_report_names_articles_as_wikilinks_noops_with_codes_and_failures_with
     text = render(a_night(), None)
     assert text.startswith("# Dreaming 2026-03-04\n\n## Run r1 at 02:05:06 UTC\n")
     assert "Model: gguf:a-model. Wall time: 12.3 s. Model calls: 2." in text
-    assert "### Articles created\n\n- [[New_Thing|New Thing]]\n" in text
-    assert "### Articles updated\n\n- [[Old_Thing|Old Thing]]\n" in text
+    assert "### Articles created\n\n- [[New_Thing|New Thing]] (written by gguf:a-model)\n" in text
+    assert "### Articles updated\n\n- [[Old_Thing|Old Thing]] (written by gguf:a-model)\n" in text
     assert "- [[Old_Thing|Old Thing]]: `E_CITE` cite (synthesize)" in text
     assert "### Captured subjects\n\n- A passing name\n" in text
     assert "- segment conversation two: the model answered no line" in text

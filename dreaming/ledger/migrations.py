@@ -266,4 +266,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE entity_aliases RENAME TO article_aliases;
     ALTER TABLE infobox_facts RENAME COLUMN "key" TO field;
     """,
+    # 5: which chunk is woven into which article (SYNTHESIZE's progress)
+    """
+    CREATE TABLE woven (
+        chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        stem TEXT NOT NULL,               -- the article the chunk is folded into
+        run_id TEXT,                      -- the run that wrote it
+        at TEXT NOT NULL,
+        PRIMARY KEY (chunk_id, stem)
+    ) WITHOUT ROWID;
+    CREATE INDEX woven_stem ON woven(stem);
+    """,
 )

@@ -1,0 +1,73 @@
+"""`woven`: which chunk SYNTHESIZE has folded into which article, and where chunks point.
+
+A chunk fans out to every article a subject it names resolves to (its own
+article, or the one a redirect sends it to). Progress is kept per (chunk,
+article), so a chunk woven into one article and refused by another is only
+tried again for the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dreaming.ledger.connection import Ledger
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    chunk_id: str
+    stem: str
+    """The article a subject the chunk names resolves to."""
+    subject: str
+    surface: str
+    """The name as the chunk wrote it."""
+
+
+def targets(ledger: Ledger, chunk_ids: Sequence[str]) -> list[Target]:
+    """Where each chunk's subjects live, in the order of `chunk_ids`, then by stem and
+    subject; a subject with no article and no redirect (captured, candidate) has none."""
+    order = {c: i for i, c in enumerate(chunk_ids)}
+    found: list[Target] = []
+    for start in range(0, len(chunk_ids), 500):
+        batch = list(chunk_ids[start : start + 500])
+        marks = ",".join("?" * len(batch))
+        found += [
+            Target(*row)
+            for row in ledger.db.execute(
+                "SELECT cs.chunk_id, "
+                "CASE WHEN s.status = 'article' THEN s.article_stem ELSE r.target_stem END, "
+                "cs.subject, cs.surface FROM chunk_subjects cs "
+                "JOIN subjects s ON s.name = cs.subject "
+                "LEFT JOIN subject_redirects r ON r.subject = cs.subject "
+                f"WHERE cs.chunk_id IN ({marks}) "
+                "AND (s.status = 'article' "
+                "OR (s.status = 'redirect' AND r.target_stem IS NOT NULL))",
+                batch,
+            )
+        ]
+    return sorted(found, key=lambda t: (order[t.chunk_id], t.stem, t.subject))
+
+
+def record(ledger: Ledger, stem: str, chunk_ids: Sequence[str], run_id: str, now: str) -> None:
+    """These chunks are folded into the article `stem` (again: no change)."""
+    ledger.db.executemany(
+        "INSERT INTO woven(chunk_id, stem, run_id, at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(chunk_id, stem) DO NOTHING",
+        [(c, stem, run_id, now) for c in chunk_ids],
+    )
+
+
+def into(ledger: Ledger, chunk_ids: Sequence[str]) -> set[tuple[str, str]]:
+    """(chunk, stem) for each of these chunks already woven into an article."""
+    found: set[tuple[str, str]] = set()
+    for start in range(0, len(chunk_ids), 500):
+        batch = list(chunk_ids[start : start + 500])
+        marks = ",".join("?" * len(batch))
+        found |= {
+            (row[0], row[1])
+            for row in ledger.db.execute(
+                f"SELECT chunk_id, stem FROM woven WHERE chunk_id IN ({marks})", batch
+            )
+        }
+    return found

@@ -1,0 +1,158 @@
+"""CREATE: a new article about one subject from the excerpts that discuss it.
+
+Code proposes, the model fills in short plain text, code assembles. The
+excerpts are grouped into proto-sections by word overlap (stages/proto.py);
+the model names each section (one constrained line; code's heading from the
+labels when its answer is no heading), drafts one paragraph per excerpt from
+that excerpt alone (code appends that excerpt's `[^N]` marker, so no claim goes
+uncited and the model never places one), writes the lead from the drafted
+paragraphs (cited with theirs), and picks the infobox kind from the kinds
+`Meta/Infobox_Schemas.md` declares. `dreaming.article.build` assembles it; the
+caller writes it through the run's Writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dreaming.article import build, normalize, stem_for_title
+from dreaming.model import Choice, Lines, ModelCallError, TextModel
+from stages import proto
+from stages.prompts import create as prompt
+from stages.sources import Source
+
+STAGE = "synthesize"
+HEADING = Lines(max_lines=1, max_chars=proto.HEADING_CHARS)
+PARAGRAPH = Lines(max_lines=1, max_chars=480)
+"""One line of plain prose, about three sentences: constrained decoding stops a ramble
+here, and the sentence it cuts is dropped (proto.clean_draft)."""
+LEAD_SENTENCES = 2
+LEAD_NOTES = 3
+"""The drafted paragraphs the lead reads: the first of each of the first sections."""
+
+
+@dataclass
+class Created:
+    text: str
+    woven: list[str]
+    """The chunks the article cites."""
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+    """(chunk, why) for each excerpt whose draft was refused: retried next run."""
+    calls: int = 0
+    paragraphs: int = 0
+    """Drafted paragraphs, each carrying its source's marker."""
+
+
+@dataclass
+class _Section:
+    heading: str
+    paragraphs: list[tuple[str, Source]]
+
+
+class _Asker:
+    """The model, counted; a call whose answer breaks its constraint gives None."""
+
+    def __init__(self, model: TextModel, unit: str) -> None:
+        self.model = model
+        self.unit = unit
+        self.calls = 0
+
+    def __call__(self, system: str, user: str, constraint: Lines | Choice) -> str | None:
+        self.calls += 1
+        try:
+            answer = self.model.complete(STAGE, system, user, unit=self.unit, constraint=constraint)
+        except ModelCallError:
+            return None
+        return answer.text
+
+
+def create(
+    model: TextModel,
+    title: str,
+    sources: Sequence[Source],
+    *,
+    aliases: Sequence[str],
+    kinds: Sequence[str],
+    unit: str,
+) -> Created | str:
+    """The new article `title` citing `sources`, or why none could be written."""
+    ask = _Asker(model, unit)
+    groups = proto.group([proto.Excerpt(s.label, s.text) for s in sources])
+    sections: list[_Section] = []
+    left_out: list[tuple[str, str]] = []
+    echoes = prompt.echoes(title)
+    for n, members in enumerate(groups, 1):
+        labels = [sources[i].label for i in members]
+        proposed = ask(prompt.HEADING_SYSTEM, prompt.heading(title, labels), HEADING)
+        taken = [s.heading for s in sections]
+        heading = proto.pick_heading(proposed, labels, title, taken, n)
+        drafted: list[tuple[str, Source]] = []
+        for i in members:
+            s = sources[i]
+            answer = ask(prompt.DRAFT_SYSTEM, prompt.draft(title, heading, s.text), PARAGRAPH)
+            paragraph = None if answer is None else proto.clean_draft(answer, echoes)
+            if paragraph is None:
+                left_out.append((s.chunk_id, "no usable paragraph drafted"))
+            else:
+                drafted.append((paragraph, s))
+        if drafted:
+            sections.append(_Section(heading, drafted))
+    if not sections:
+        return f"no excerpt gave a usable paragraph ({len(sources)} tried)"
+    notes = [sec.paragraphs[0] for sec in sections[:LEAD_NOTES]]
+    answer = ask(prompt.LEAD_SYSTEM, prompt.lead(title, [p for p, _ in notes]), PARAGRAPH)
+    lead = None if answer is None else proto.clean_draft(answer, echoes)
+    if lead is None:
+        return "the lead the model wrote was no usable paragraph"
+    body = [p for sec in sections for p, _ in sec.paragraphs]
+    lead_text = proto.lead_sentences(lead, body, LEAD_SENTENCES)
+    numbers = _numbers([s for _, s in notes], sections)
+    cited = [numbers[s.chunk_id] for _, s in notes]
+    infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)
+    article = build(
+        title,
+        lead=proto.cite(lead_text, cited),
+        sections=[
+            (
+                sec.heading,
+                "\n\n".join(proto.cite(p, [numbers[s.chunk_id]]) for p, s in sec.paragraphs),
+            )
+            for sec in sections
+        ],
+        infobox=infobox,
+        footnotes=sorted(
+            (s.footnote(numbers[s.chunk_id]) for sec in sections for _, s in sec.paragraphs),
+            key=lambda f: f.number,
+        ),
+    )
+    return Created(
+        text=normalize(article, stem=stem_for_title(title)),
+        woven=[s.chunk_id for sec in sections for _, s in sec.paragraphs],
+        left_out=left_out,
+        calls=ask.calls,
+        paragraphs=sum(len(sec.paragraphs) for sec in sections),
+    )
+
+
+def _numbers(lead: Sequence[Source], sections: Sequence[_Section]) -> dict[str, int]:
+    """Each drafted source's footnote number, in order of first citation: the lead's
+    sources, then the sections' (the order NORMALIZE keeps)."""
+    numbers: dict[str, int] = {}
+    for s in [*lead, *(s for sec in sections for _, s in sec.paragraphs)]:
+        numbers.setdefault(s.chunk_id, len(numbers) + 1)
+    return numbers
+
+
+def _infobox(
+    ask: _Asker, title: str, kinds: Sequence[str], labels: Sequence[str], aliases: Sequence[str]
+) -> list[tuple[str, str]] | None:
+    fields: list[tuple[str, str]] = []
+    if kinds:
+        kind = ask(prompt.KIND_SYSTEM, prompt.kind(title, kinds, labels[:6]), Choice(tuple(kinds)))
+        if kind is not None and kind.strip() in kinds:
+            fields.append(("kind", kind.strip()))
+    names = proto.alias_list(title, aliases)
+    if names:
+        fields.append(("aliases", ", ".join(names)))
+    return fields or None

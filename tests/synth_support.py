@@ -1,0 +1,147 @@
+"""Hand-made ledger rows for SYNTHESIZE's tests (as BUCKET and RESOLVE leave them), and
+the scripted answers a CREATE of them asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dreaming.config import Settings
+from dreaming.ledger import Ledger, buckets, chunks, conversations, runs, subjects
+from dreaming.ledger.chunks import Chunk
+from dreaming.ledger.conversations import NewConversation
+from dreaming.ledger.subjects import Mention
+from dreaming.model import TextModel
+from dreaming.policy import Policy
+from dreaming.raw.types import Message
+from dreaming.vault import OwnWrites, Vault
+from stages import proto
+from stages.prompts import create as prompt
+from stages.sources import Source
+from stages.stage import StageContext
+from stages.write import Writer
+from tests.support import Answer
+
+NOW = "2026-03-02T03:00:00+00:00"
+RUN = "run00000001"
+
+
+@dataclass(frozen=True)
+class Talk:
+    """One conversation, segmented as one chunk."""
+
+    hash8: str
+    label: str
+    turns: tuple[tuple[str, str], ...]
+    updated: str = "2026-02-01T10:00:00+00:00"
+
+
+def seed(ledger: Ledger, talk: Talk) -> str:
+    """The conversation and its one chunk; the chunk's id."""
+    msgs = [Message(role, text) for role, text in talk.turns]  # type: ignore[arg-type]
+    with ledger.transaction():
+        conversations.put(
+            ledger,
+            NewConversation(talk.hash8, talk.hash8, "claude", "Raw/a.md", None, None, None,
+                            talk.updated, len(msgs), "sha"),
+            NOW,
+        )  # fmt: skip
+        conversations.add_messages(ledger, talk.hash8, 0, msgs)
+        chunk = Chunk(talk.hash8, 0, len(msgs) - 1, talk.label, "h", "seg-1")
+        chunks.replace(ledger, talk.hash8, [chunk], NOW)
+    return chunk.id
+
+
+def story(ledger: Ledger, label: str, chunk_ids: Sequence[str]) -> int:
+    """A bucket holding these chunks, as BUCKET leaves it."""
+    with ledger.transaction():
+        bucket = buckets.for_label(ledger, label, label.casefold(), NOW)
+        for c in chunk_ids:
+            buckets.add_chunk(ledger, bucket.id, c, NOW)
+    return bucket.id
+
+
+def article_subject(
+    ledger: Ledger, name: str, stem: str, chunk_ids: Sequence[str], surface: str = ""
+) -> None:
+    """A subject RESOLVE gave its own article, named by these chunks."""
+    with ledger.transaction():
+        subjects.add(ledger, name, surface or name, NOW)
+        subjects.set_status(ledger, name, "article", stem)
+        for c in chunk_ids:
+            subjects.mention(ledger, Mention(c, name, surface or name, True))
+
+
+def redirected_subject(
+    ledger: Ledger, name: str, stem: str, chunk_ids: Sequence[str], surface: str
+) -> None:
+    """A subject RESOLVE folded into another's article."""
+    with ledger.transaction():
+        subjects.add(ledger, name, surface, NOW)
+        subjects.set_status(ledger, name, "redirect")
+        subjects.redirect(ledger, name, stem, "folded", NOW)
+        for c in chunk_ids:
+            subjects.mention(ledger, Mention(c, name, surface, False))
+
+
+def captured_subject(ledger: Ledger, name: str, chunk_ids: Sequence[str]) -> None:
+    with ledger.transaction():
+        subjects.add(ledger, name, name, NOW)
+        subjects.set_status(ledger, name, "captured")
+        for c in chunk_ids:
+            subjects.mention(ledger, Mention(c, name, name, True))
+
+
+def context(
+    vault: Vault, ledger: Ledger, model: TextModel | None, *, dry_run: bool = False
+) -> StageContext:
+    def no_model() -> TextModel:
+        raise AssertionError("this run should call no model")
+
+    if runs.get(ledger, RUN) is None:
+        runs.put(ledger, runs.Run(RUN, "night", NOW, None, "running"))
+    return StageContext(
+        vault=vault,
+        ledger=ledger,
+        settings=Settings(vault=vault.root, model="scripted:test"),
+        policy=Policy(vault),
+        run_id=RUN,
+        model=(lambda: model) if model is not None else no_model,
+        now=lambda: NOW,
+        writer=None if dry_run else Writer(vault, ledger, OwnWrites(), RUN),
+    )
+
+
+KINDS = ("thing", "person", "domain", "project", "standard")
+
+
+def create_script(
+    title: str,
+    sources: Sequence[Source],
+    sections: Sequence[tuple[str, Sequence[int]]],
+    drafts: Sequence[str],
+    *,
+    lead: str,
+    kind: str = "thing",
+    heading_answers: Sequence[str] | None = None,
+) -> list[Answer]:
+    """What CREATE asks about `sources` and what the model says: `sections` are the
+    (heading, source indexes) code will group and head; `drafts` one answer a source."""
+    out: list[Answer] = []
+    said = heading_answers or [h for h, _ in sections]
+    notes = []
+    for (heading, members), answer in zip(sections, said, strict=True):
+        labels = [sources[i].label for i in members]
+        out.append(
+            Answer("synthesize", prompt.heading(title, labels), answer, prompt.HEADING_SYSTEM)
+        )
+        for i in members:
+            user = prompt.draft(title, heading, sources[i].text)
+            out.append(Answer("synthesize", user, drafts[i], prompt.DRAFT_SYSTEM))
+        first = proto.clean_draft(drafts[members[0]])
+        if first is not None:
+            notes.append(first)
+    out.append(Answer("synthesize", prompt.lead(title, notes[:3]), lead, prompt.LEAD_SYSTEM))
+    labels = [s.label for s in sources][:6]
+    out.append(Answer("synthesize", prompt.kind(title, KINDS, labels), kind, prompt.KIND_SYSTEM))
+    return out

@@ -1,0 +1,219 @@
+"""CREATE's code half: proto-sections by word overlap, headings and drafts checked and
+cleaned, and an article assembled so that every drafted paragraph carries its source's
+marker whatever the model wrote."""
+
+from __future__ import annotations
+
+import pytest
+
+from dreaming.article import check, parse, problems
+from dreaming.article.document import tail_rank
+from dreaming.article.markup import markers
+from dreaming.article.schematic import SLOTS
+from dreaming.model import TextModel
+from stages import proto
+from stages.create import Created, create
+from stages.prompts import create as prompt
+from stages.sources import Source
+from tests.support import Answer, ScriptedModelFactory, best_seconds
+from tests.synth_support import KINDS, create_script
+
+TITLE = "Thing A"
+
+
+def source(n: int, label: str, text: str) -> Source:
+    return Source(f"c{n}:0-1", label, text, f"{n:08x}", "2026-01-0" + str(n), "claude")
+
+
+KETTLE = source(
+    1,
+    "descaling the kettle with vinegar",
+    "user: the kettle has scale\n\nassistant: boil vinegar and water in the kettle, then rinse",
+)
+KETTLE_AGAIN = source(
+    2,
+    "kettle scale comes back",
+    "user: the scale came back in the kettle\n\nassistant: descale the kettle with vinegar",
+)
+GARDEN = source(
+    3,
+    "planting tomatoes in spring",
+    "user: when to plant tomatoes\n\nassistant: plant tomatoes after the last frost in spring",
+)
+
+
+def excerpt(s: Source) -> proto.Excerpt:
+    return proto.Excerpt(s.label, s.text)
+
+
+def test_excerpts_that_share_words_share_a_proto_section_and_others_open_their_own() -> None:
+    assert proto.group([excerpt(KETTLE), excerpt(GARDEN), excerpt(KETTLE_AGAIN)]) == [[0, 2], [1]]
+
+
+def test_past_six_proto_sections_the_last_opened_merge_into_their_closest() -> None:
+    names = ("apples", "bricks", "cellos", "drones", "eagles", "ferns", "gravel", "harps")
+    distinct = [proto.Excerpt(w, f"{w} {w}") for w in names]
+    groups = proto.group(distinct)
+    assert len(groups) == proto.MAX_SECTIONS
+    assert sorted(i for g in groups for i in g) == list(range(8))
+
+
+@pytest.mark.parametrize(
+    ("heading", "why"),
+    [
+        ("", "empty"),
+        ("Sure, here is a heading for the section you asked for", "longer than a heading"),
+        ("Sure here is one", "a sentence, not a heading"),
+        ("Cleaning schedule.", "a sentence, not a heading"),
+        ("## Cleaning", "markup or a placeholder"),
+        ("<aspect> of it", "markup or a placeholder"),
+        ("thing a", "the article's title"),
+        ("See also", "a heading the article grammar reserves"),
+        ("references", "a heading the article grammar reserves"),
+        ("Descaling", "a heading already used"),
+        ("x" * 61, "longer than a heading"),
+    ],
+)
+def test_a_proposed_heading_that_is_no_heading_is_refused_with_its_reason(
+    heading: str, why: str
+) -> None:
+    assert proto.heading_problem(heading, TITLE, ["descaling"]) == why
+
+
+def test_a_plain_short_heading_is_accepted() -> None:
+    assert proto.heading_problem("Descaling schedule", TITLE, ["Buying"]) is None
+
+
+def test_a_heading_is_made_from_the_label_when_the_model_gives_none() -> None:
+    picked = proto.pick_heading("Sure! A heading.", [KETTLE.label], TITLE, [], 1)
+    assert picked == "Descaling the kettle with vinegar"
+
+
+def test_when_no_label_gives_a_heading_the_section_is_numbered() -> None:
+    assert proto.pick_heading(None, ["references"], TITLE, [], 3) == "Part 3"
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("The user chose vinegar.[^1] It worked.[3]", "The user chose vinegar. It worked."),
+        ("## Descaling\n\n- The user chose [[vinegar]]", "The user chose vinegar."),
+        ('"The user boiled vinegar."', "The user boiled vinegar."),
+        ("1. The user rinsed it twice", "The user rinsed it twice."),
+        ("One. Two. Three. Four. Five.", "One. Two. Three."),
+        ("The user chose it. They then used a fixed value to fur", "The user chose it."),
+        ("The user chose it", "The user chose it."),
+        ("First paragraph.\n\nSecond paragraph.", "First paragraph."),
+        ("The user ran `make test` twice.", "The user ran `make test` twice."),
+        ("The user edited `index.html.", "The user edited index.html."),
+        ("The user wrote <div> and a | b.", "The user wrote div and a / b."),
+    ],
+)
+def test_a_draft_is_cleaned_to_plain_sentences(answer: str, kept: str) -> None:
+    assert proto.clean_draft(answer) == kept
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "",
+        "   \n\n  ",
+        "x" * 4000,
+        "The user chose <Thing B> for <purpose>.",
+        "See conv:HASH for details.",
+        "Write one to three sentences for this section about what the user chose.",
+        "[^1] [^2]",
+    ],
+    ids=["empty", "blank", "ramble", "slot", "token", "prompt-echo", "markers-only"],
+)
+def test_a_draft_that_cannot_be_cleaned_is_refused(answer: str) -> None:
+    assert proto.clean_draft(answer, prompt.echoes(TITLE)) is None
+
+
+def test_cleaning_a_draft_takes_time_linear_in_its_length() -> None:
+    small = "The user [^1] chose [ it. " * 10
+    large = small * 4
+    ratio = best_seconds(proto.sentences, large) / max(best_seconds(proto.sentences, small), 1e-6)
+    assert ratio < 12
+    assert best_seconds(proto.clean_draft, "[" * 200_000) < 0.05
+
+
+def test_a_lead_keeps_its_definition_and_drops_a_sentence_that_retells_the_body() -> None:
+    body = ["The user chose vinegar to descale the kettle.", "The user descales monthly."]
+    lead = "Thing A is a kettle. The user chose vinegar to descale the kettle. It is red."
+    assert proto.lead_sentences(lead, body, 3) == "Thing A is a kettle. It is red."
+    assert proto.lead_sentences(lead, body, 2) == "Thing A is a kettle."
+
+
+def test_aliases_are_the_other_safe_names_the_sources_used() -> None:
+    surfaces = ["Thing A", "thing-a", "the A, B", "[[A]]", "<Other name>", "thing-a", "TA"]
+    assert proto.alias_list(TITLE, surfaces) == ["thing-a", "TA"]
+
+
+def made(scripted_model: ScriptedModelFactory, answers: list[Answer], *sources: Source) -> Created:
+    model: TextModel = scripted_model(answers)
+    result = create(model, TITLE, list(sources), aliases=["TA"], kinds=KINDS, unit="u")
+    assert isinstance(result, Created)
+    return result
+
+
+def test_every_drafted_paragraph_carries_its_own_source_s_marker_whatever_the_model_wrote(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    drafts = ["The user boiled vinegar in it.[^9]", "The user plans a monthly descale [2]."]
+    answers = create_script(
+        TITLE, [KETTLE, KETTLE_AGAIN], [("Descaling", [0, 1])], drafts, lead="Thing A is a kettle."
+    )
+    result = made(scripted_model, answers, KETTLE, KETTLE_AGAIN)
+    body = parse(result.text).sections[0].body
+    assert body == "The user boiled vinegar in it.[^1]\n\nThe user plans a monthly descale.[^2]"
+    assert (result.calls, result.paragraphs) == (5, 2)
+
+
+def test_the_lead_cites_the_paragraphs_it_was_written_from_and_the_article_is_well_formed(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    drafts = ["The user descaled it.", "The user grew tomatoes.", "The user repeats it monthly."]
+    answers = create_script(
+        TITLE, [KETTLE, GARDEN, KETTLE_AGAIN], [("Descaling", [0, 2]), ("Tomatoes", [1])],
+        drafts, lead="Thing A is a kettle. The user owns one. More.",
+    )  # fmt: skip
+    result = made(scripted_model, answers, KETTLE, GARDEN, KETTLE_AGAIN)
+    article = parse(result.text)
+    assert article.lead.startswith("Thing A is a kettle. The user owns one.[^1][^2]")
+    assert dict(article.infobox or ()) == {"kind": "thing", "aliases": "TA"}
+    assert problems(article, stem="Thing_A") == []
+    assert check(None, result.text, stem="Thing_A").ok
+    assert all(markers(s.body) for s in article.sections if tail_rank(s) == 0)
+
+
+def test_a_kind_outside_the_declared_set_leaves_the_infobox_without_one(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    answers = create_script(
+        TITLE, [KETTLE], [("Descaling", [0])], ["The user descaled it."],
+        lead="Thing A is a kettle.", kind="appliance",
+    )  # fmt: skip
+    result = made(scripted_model, answers, KETTLE)
+    assert dict(parse(result.text).infobox or ()) == {"aliases": "TA"}
+
+
+def test_no_usable_draft_at_all_is_a_reason_not_an_article(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    answers = [
+        Answer("synthesize", prompt.heading(TITLE, [KETTLE.label]), "Descaling",
+               prompt.HEADING_SYSTEM),
+        Answer("synthesize", prompt.draft(TITLE, "Descaling", KETTLE.text), "## Nothing",
+               prompt.DRAFT_SYSTEM),
+    ]  # fmt: skip
+    result = create(scripted_model(answers), TITLE, [KETTLE], aliases=[], kinds=KINDS, unit="u")
+    assert result == "no excerpt gave a usable paragraph (1 tried)"
+
+
+def test_prompts_show_only_schematic_slots_and_say_not_to_copy_them() -> None:
+    for system in (prompt.HEADING_SYSTEM, prompt.DRAFT_SYSTEM, prompt.LEAD_SYSTEM):
+        assert prompt.NO_COPY in system
+        slots = [f"<{piece.split('>')[0]}>" for piece in system.split("<")[1:]]
+        assert slots
+        assert all(slot in SLOTS for slot in slots)
