@@ -26,12 +26,13 @@ from dreaming.policy import Policy
 from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.lock import run_lock
 from dreaming.vault.raw_folder import raw_files as raw_paths
+from dreaming.vault.writes import remove_leftover_temps
 from stages.extract import ExtractStage
 from stages.ingest import IngestReport, ingest
 from stages.report import NightReport, StageReport, WrittenArticle, render, report_path
 from stages.segment import SegmentStage
 from stages.stage import Stage, StageContext, Unit, UnitResult
-from stages.write import Edit, Outcome, Writer
+from stages.write import WRITABLE, Edit, Outcome, Writer
 
 STAGES: tuple[Stage, ...] = (SegmentStage(), ExtractStage())
 """The model stages of a night, in order."""
@@ -181,10 +182,13 @@ def _night(
     started, clock = now(), monotonic()
     run_id = runs.new_id()
     with ledger.transaction():
-        runs.interrupt_unfinished(ledger, "night", started)
-        runs.interrupt_unfinished(ledger, "stage", started)
+        interrupted = runs.interrupt_unfinished(ledger, "night", started)
+        interrupted += runs.interrupt_unfinished(ledger, "stage", started)
         runs.put(ledger, runs.Run(run_id, "stage" if only else "night", started, None, "running"))
-    report = NightReport(run_id, started, app.settings.model)
+    report = NightReport(run_id, started, app.settings.model, interrupted=interrupted)
+    # Under the run lock no other write into these folders can be half done.
+    for folder in WRITABLE:
+        remove_leftover_temps(vault.root / folder)
     writer = _RecordingWriter(vault, ledger, app.own_writes, run_id)
     model: list[MeteredModel] = []
 

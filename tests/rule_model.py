@@ -8,8 +8,10 @@ whole night runs with the real stages whatever questions they ask.
 Run as `python -m tests.rule_model [--kill EVENT:N] [--count FILE] -- ARGS...` it
 is `dreaming ARGS...` with every model spec answered by a `RuleModel`;
 `--kill call:3` SIGKILLs the process at the third model call, `--count` writes how
-often each event happened (events: `call`; `write`, an edit reached disk; `commit`;
-`record`, a unit about to be recorded; `store`, a ledger transaction about to commit).
+often each event happened. Events: `call`; `temp`, an edit's temp file written, not
+yet renamed into place; `write`, an edit reached disk; `git`,
+inside a commit, holding git's index lock; `commit`, a commit made; `record`, a unit
+about to be recorded; `store`, a ledger transaction about to commit.
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.model import Choice, Completion, Constraint, Json, Lines, TextModel, Usage
-
-EVENTS = ("call", "write", "commit", "record", "store")
 
 
 def json_answer(schema: Mapping[str, Any]) -> str:
@@ -90,6 +90,8 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
     """Route every model load to one RuleModel and report each event to `hit`."""
     import dreaming.model
     from dreaming.ledger import Ledger, work
+    from dreaming.vault import writes
+    from dreaming.vault.repo import VaultRepo
     from stages.write import Writer
 
     model = RuleModel(on_call=lambda: hit("call"))
@@ -98,6 +100,7 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
         return model
 
     dreaming.model.load = load
+    commit_tree, durable_temp = VaultRepo._commit_tree, writes.durable_temp
     write, commit, record, transaction = (
         Writer.write,
         Writer.commit,
@@ -120,12 +123,23 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
         hit("record")
         record(*args, **kwargs)
 
+    def half_written(*args: Any, **kwargs: Any) -> Path:
+        temp = durable_temp(*args, **kwargs)
+        hit("temp")
+        return temp
+
+    def committing_tree(self: VaultRepo, *args: Any, **kwargs: Any) -> Any:
+        hit("git")
+        return commit_tree(self, *args, **kwargs)
+
     @contextmanager
     def in_transaction(self: Ledger) -> Iterator[Any]:
         with transaction(self) as db:
             yield db
             hit("store")
 
+    VaultRepo._commit_tree = committing_tree  # type: ignore[method-assign]
+    writes.durable_temp = half_written
     Writer.write = writing  # type: ignore[method-assign]
     Writer.commit = committing  # type: ignore[method-assign]
     work.record = recording

@@ -5,8 +5,8 @@ Each trial copies one fresh vault, runs `dreaming synthesize` in a child process
 killed at a seeded random point: a model call, an edit reaching disk, a commit,
 a unit about to be recorded done, a ledger transaction about to commit. A second
 run resumes it. The resumed vault must audit clean, hold the same articles and the
-same ledger content as a night that was never interrupted, and have made no
-commit twice.
+same ledger content as a night that was never interrupted, have made no commit
+twice, and leave git as that night does: nothing of ours uncommitted, no lock held.
 """
 
 from __future__ import annotations
@@ -18,16 +18,20 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from dreaming.audit import audit
+from dreaming.config import Settings
 from dreaming.ledger import Ledger
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
-from stages.pipeline import STAGES
+from dreaming.vault.writes import durable_temp, is_write_temp
+from stages.pipeline import STAGES, run_night
 from tests.support import drop, raw_note
+from watcher.app import App
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIALS = 20
@@ -123,6 +127,14 @@ UNCHECKED = set() if "resolve" in {s.name for s in STAGES} else {"coverage"}
 """Checks a night cannot pass yet: without RESOLVE no subject gets a home."""
 
 
+def git_state(vault: Path) -> tuple[bool, str]:
+    """Whether git's index lock is held, and what `git status` shows."""
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=vault, capture_output=True, text=True
+    ).stdout
+    return (vault / ".git" / "index.lock").exists(), status
+
+
 def audit_clean(vault: Path) -> list[str]:
     """`dreaming audit`'s violations, less the checks the stages of this tree cannot meet."""
     with Ledger(Vault.open(vault).ledger_path) as ledger:
@@ -179,6 +191,7 @@ def test_a_night_killed_anywhere_resumes_to_the_uninterrupted_result(
 ) -> None:
     whole, counts = uninterrupted
     expected, expected_commits = contents(whole), pipeline_commits(whole)
+    expected_git = git_state(whole)
     for trial, (event, n) in enumerate(kill_points(counts, TRIALS, SEED)):
         vault = tmp_path / f"trial-{trial}"
         shutil.copytree(fresh, vault)
@@ -189,3 +202,36 @@ def test_a_night_killed_anywhere_resumes_to_the_uninterrupted_result(
         assert audit_clean(vault) == [], (event, n)
         assert contents(vault) == expected, (event, n)
         assert pipeline_commits(vault) == expected_commits, (event, n)
+        assert git_state(vault) == expected_git, (event, n)
+
+
+@pytest.mark.parametrize(
+    ("name", "ours"),
+    [
+        (".Thing.md.k3_9zq1a.tmp", True),
+        (".2026-12-01.md.abcdefgh.tmp", True),
+        (".Thing.md.tmp", False),
+        ("Thing.md.k3_9zq1a.tmp", False),
+        (".Thing.txt.k3_9zq1a.tmp", False),
+        (".Thing.md.K3-9ZQ1A.tmp", False),
+        (".Thing.md.k3_9zq1ab.tmp", False),
+        (".notes.tmp", False),
+    ],
+)
+def test_only_the_temp_files_of_atomic_writes_count_as_ours(name: str, ours: bool) -> None:
+    assert is_write_temp(name) is ours
+
+
+def test_a_night_removes_the_temp_file_a_killed_write_left_and_nothing_else(
+    vault: Vault,
+) -> None:
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n", encoding="utf-8")
+    killed = durable_temp(vault.articles, b"# Thing, half written\n", prefix=".Thing.md.")
+    persons = vault.articles / ".my-draft.tmp"
+    persons.write_text("mine\n", encoding="utf-8")
+    with App(vault, replace(Settings(vault=vault.root), model="rule")) as app:
+        run_night(app, stages=())
+    assert not killed.exists()
+    assert persons.exists()
+    assert page.read_text(encoding="utf-8") == "# Thing\n"

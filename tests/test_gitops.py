@@ -76,6 +76,43 @@ def test_a_stale_index_lock_is_retried_then_reported(
         VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
 
 
+def leave_lock(vault: Vault, pid: int) -> Path:
+    """git's index lock as a dreaming process `pid` leaves it when it is killed mid-commit."""
+    lock = vault.root / ".git" / "index.lock"
+    lock.write_text("")
+    owner = vault.root / ".git" / gitops._LOCK_OWNER
+    owner.write_text(f"{pid} {lock.stat().st_ino}")
+    return lock
+
+
+def test_a_lock_left_by_a_killed_dreaming_process_is_taken_back(vault: Vault) -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    lock = leave_lock(vault, gone.pid)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    assert VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1") is not None
+    assert not lock.exists()
+    assert not (vault.root / ".git" / gitops._LOCK_OWNER).exists()
+
+
+def test_a_lock_of_a_dreaming_process_still_running_is_waited_for(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
+    running = subprocess.Popen(["sleep", "30"])
+    try:
+        lock = leave_lock(vault, running.pid)
+        page = vault.articles / "Thing.md"
+        page.write_text("# Thing\n")
+        with pytest.raises(GitError, match=r"index\.lock is held"):
+            VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1")
+        assert lock.exists()
+    finally:
+        running.kill()
+        running.wait()
+
+
 def test_a_lock_released_during_the_retries_lets_the_commit_through(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
