@@ -186,6 +186,7 @@ def test_the_uninterrupted_night_made_chunks_and_subjects(
     assert audit_clean(vault) == []
 
 
+@pytest.mark.timeout(600)  # 40 child processes: ~15 s on a quiet machine, far more on a busy one
 def test_a_night_killed_anywhere_resumes_to_the_uninterrupted_result(
     fresh: Path, uninterrupted: tuple[Path, Path], tmp_path: Path
 ) -> None:
