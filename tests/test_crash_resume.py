@@ -25,7 +25,7 @@ import pytest
 
 from dreaming.audit import audit
 from dreaming.config import Settings
-from dreaming.ledger import Ledger
+from dreaming.ledger import Ledger, runs
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
 from dreaming.vault.writes import durable_temp, is_write_temp
@@ -236,3 +236,20 @@ def test_a_night_removes_the_temp_file_a_killed_write_left_and_nothing_else(
     assert not killed.exists()
     assert persons.exists()
     assert page.read_text(encoding="utf-8") == "# Thing\n"
+
+
+def test_a_night_after_a_killed_one_reports_and_commits_what_the_killed_one_left(
+    vault: Vault,
+) -> None:
+    with Ledger(vault.ledger_path) as ledger, ledger.transaction():
+        runs.put(ledger, runs.Run("killed", "night", "2026-12-01T02:00:00+00:00", None, "running"))
+    left = vault.root / "Log" / "2026-12-01.md"
+    left.write_text("# Dreaming 2026-12-01\n\n## Run killed at 02:00:00 UTC\n", encoding="utf-8")
+    with App(vault, replace(Settings(vault=vault.root), model="rule")) as app:
+        report = run_night(app, stages=(), now=lambda: "2026-12-01T03:00:00+00:00")
+    assert report.interrupted == 1
+    assert report.report == "Log/2026-12-01.md"
+    text = left.read_text(encoding="utf-8")
+    assert "## Run killed at 02:00:00 UTC" in text
+    assert "Resumed after 1 interrupted run(s)." in text
+    assert git_state(vault.root) == (False, "")
