@@ -10,7 +10,8 @@ is `dreaming ARGS...` with every model spec answered by a `RuleModel`;
 `--kill call:3` SIGKILLs the process at the third model call, `--count` writes how
 often each event happened. Events: `call`; `temp`, an edit's temp file written, not
 yet renamed into place; `write`, an edit reached disk; `git`,
-inside a commit, holding git's index lock; `commit`, a commit made; `record`, a unit
+inside a commit, holding git's index lock; `ref`, HEAD moved to a new commit, the
+index not yet updated; `commit`, a commit made; `record`, a unit
 about to be recorded; `store`, a ledger transaction about to commit.
 """
 
@@ -100,7 +101,7 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
         return model
 
     dreaming.model.load = load
-    commit_tree, durable_temp = VaultRepo._commit_tree, writes.durable_temp
+    commit_tree, run_git, durable_temp = VaultRepo._commit_tree, VaultRepo._git, writes.durable_temp
     write, commit, record, transaction = (
         Writer.write,
         Writer.commit,
@@ -132,6 +133,12 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
         hit("git")
         return commit_tree(self, *args, **kwargs)
 
+    def moving_head(self: VaultRepo, *args: str, **kwargs: Any) -> str:
+        said = run_git(self, *args, **kwargs)
+        if args[0] == "update-ref":
+            hit("ref")
+        return said
+
     @contextmanager
     def in_transaction(self: Ledger) -> Iterator[Any]:
         with transaction(self) as db:
@@ -139,6 +146,7 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
             hit("store")
 
     VaultRepo._commit_tree = committing_tree  # type: ignore[method-assign]
+    VaultRepo._git = moving_head  # type: ignore[method-assign]
     writes.durable_temp = half_written
     Writer.write = writing  # type: ignore[method-assign]
     Writer.commit = committing  # type: ignore[method-assign]

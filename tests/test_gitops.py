@@ -76,6 +76,19 @@ def test_a_stale_index_lock_is_retried_then_reported(
         VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
 
 
+def test_committing_bytes_head_already_holds_mends_an_index_a_kill_left_behind(
+    vault: Vault,
+) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "run-1")
+    # Killed after HEAD moved, before the index followed: it still lacks the page.
+    git(vault, "rm", "-q", "--cached", "articles/Thing.md")
+    assert repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "run-2") is None
+    assert git(vault, "status", "--porcelain") == ""
+
+
 def leave_lock(vault: Vault, pid: int) -> Path:
     """git's index lock as a dreaming process `pid` leaves it when it is killed mid-commit."""
     lock = vault.root / ".git" / "index.lock"

@@ -179,6 +179,11 @@ class VaultRepo:
                     self._stage_blobs(blobs, Path(tmp), scratch)
                 tree = self._git("write-tree", env=scratch).strip()
                 if parent and tree == self._git("rev-parse", f"{parent}^{{tree}}").strip():
+                    # HEAD holds these bytes already; its index entries may not, when a
+                    # kill fell between moving HEAD and updating the index.
+                    self._git(
+                        "reset", "-q", parent, "--", *rels, env={"GIT_INDEX_FILE": str(index)}
+                    )
                     return None
                 text = Path(tmp) / "message"
                 text.write_text(message.rstrip("\n") + "\n", encoding="utf-8")
