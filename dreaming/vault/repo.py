@@ -31,7 +31,8 @@ RUN_TRAILER = "Dreaming-Run"
 _LOCK_RETRIES = 10
 _LOCK_WAIT = 0.5
 _LOCK_OWNER = "dreaming-index.lock.owner"
-"""In the git folder while dreaming holds the index lock: `PID INODE` of the lock."""
+"""In the git folder while dreaming holds the index lock: `PID INODE` of the lock, then
+the paths being committed, NUL-separated (no path holds a NUL)."""
 # (file in the git folder, what it means, how the person ends it)
 _IN_PROGRESS = (
     ("MERGE_HEAD", "merge", "finish it (git commit) or abort it (git merge --abort)"),
@@ -167,7 +168,7 @@ class VaultRepo:
         only the committed paths' entries change. None when the tree is HEAD's.
         """
         self.check_ready()
-        with self._index_lock() as index:
+        with self._index_lock(rels) as index:
             parent = self._head()
             with tempfile.TemporaryDirectory(prefix="dreaming-commit-") as tmp:
                 scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -247,12 +248,14 @@ class VaultRepo:
             )
 
     @contextmanager
-    def _index_lock(self) -> Iterator[Path]:
+    def _index_lock(self, rels: Sequence[str]) -> Iterator[Path]:
         """Hold git's lock on the index; yield a copy to edit, which replaces it on success.
 
-        Beside the lock an owner file names this process, so a lock left by a dreaming
-        process that was killed (kill -9, power loss) is taken back by the next one
-        instead of blocking every commit until a person deletes it."""
+        Beside the lock an owner file names this process and the paths it commits, so a
+        lock left by a dreaming process that was killed (kill -9, power loss) is taken
+        back by the next one instead of blocking every commit until a person deletes it,
+        and those paths' index entries are set to HEAD: the kill may have fallen after
+        HEAD moved and before the index followed, which would stage a revert."""
         real = self.git_dir / "index"
         lock = real.with_name(real.name + ".lock")
         owner = self.git_dir / _LOCK_OWNER
@@ -261,12 +264,15 @@ class VaultRepo:
                 fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
                 break
             except FileExistsError:
-                if _take_back(lock, owner):
+                left = _take_back(lock, owner)
+                if left is not None:
+                    if left and self._head() is not None:
+                        self._git("reset", "-q", "HEAD", "--", *left)
                     continue
                 if attempt == _LOCK_RETRIES - 1:
                     raise GitError(_lock_message(lock)) from None
                 time.sleep(_LOCK_WAIT)
-        mine = f"{os.getpid()} {os.fstat(fd).st_ino}"
+        mine = "\0".join([f"{os.getpid()} {os.fstat(fd).st_ino}", *rels])
         try:
             owner.write_text(mine, encoding="utf-8")
             with tempfile.TemporaryDirectory(prefix="dreaming-index-") as tmp:
@@ -338,19 +344,21 @@ def _with_trailer(message: str, run_id: str) -> str:
     return f"{message}\n\n{RUN_TRAILER}: {run_id}\n"
 
 
-def _take_back(lock: Path, owner: Path) -> bool:
+def _take_back(lock: Path, owner: Path) -> list[str] | None:
     """Remove `lock` if the owner file says a dreaming process that is gone made it (the
-    same file: its inode); False for any other holder, a person's git command included."""
+    same file: its inode), and return the paths that process was committing; None for
+    any other holder, a person's git command included."""
     try:
-        pid_text, _, inode_text = owner.read_text(encoding="utf-8").partition(" ")
+        first, *rels = owner.read_text(encoding="utf-8").split("\0")
+        pid_text, _, inode_text = first.partition(" ")
         pid, inode = int(pid_text), int(inode_text)
         if lock.stat().st_ino != inode or _alive(pid):
-            return False
+            return None
     except (OSError, ValueError):
-        return False
+        return None
     lock.unlink(missing_ok=True)
     owner.unlink(missing_ok=True)
-    return True
+    return rels
 
 
 def _alive(pid: int) -> bool:
