@@ -31,7 +31,15 @@ import dreaming.model  # noqa: E402
 from dreaming.article.document import build  # noqa: E402
 from dreaming.article.markup import Footnote  # noqa: E402
 from dreaming.config import Settings  # noqa: E402
-from dreaming.ledger import Ledger, chunks, conversations, subjects, work  # noqa: E402
+from dreaming.ledger import (  # noqa: E402
+    Ledger,
+    buckets,
+    chunks,
+    conversations,
+    runs,
+    subjects,
+    work,
+)
 from dreaming.ledger.chunks import Chunk  # noqa: E402
 from dreaming.ledger.subjects import Mention  # noqa: E402
 from dreaming.model import TextModel  # noqa: E402
@@ -99,8 +107,9 @@ def message(c: int, m: int, topic: int) -> tuple[str, str]:
 
 def generate(root: Path, articles: int, chunk_count: int) -> Vault:
     """A vault holding `articles` articles and `chunk_count` chunks, none of it new: the
-    conversations are Raw files read by the real ingest, the chunks, subjects and
-    articles are written with the ledger's query modules and `article.build`."""
+    conversations are Raw files read by the real ingest; the chunks, subjects, story
+    buckets (synthesized) and articles are written with the ledger's query modules and
+    `article.build`."""
     vault = init_vault(root).vault
     conv_count = chunk_count // CHUNKS_PER_CONVERSATION
     per_conv = CHUNKS_PER_CONVERSATION * MESSAGES_PER_CHUNK
@@ -114,6 +123,7 @@ def generate(root: Path, articles: int, chunk_count: int) -> Vault:
     with Ledger(vault.ledger_path) as ledger:
         ingest(vault, ledger)
         with ledger.transaction():
+            runs.put(ledger, runs.Run("bench", "night", NOW, NOW, "ok"))
             for n, conv in enumerate(conversations.by_updated(ledger)):
                 conv_chunks = [
                     Chunk(conv.id, k * MESSAGES_PER_CHUNK, (k + 1) * MESSAGES_PER_CHUNK - 1,
@@ -121,6 +131,11 @@ def generate(root: Path, articles: int, chunk_count: int) -> Vault:
                     for k in range(CHUNKS_PER_CONVERSATION)
                 ]  # fmt: skip
                 chunks.replace(ledger, conv.id, conv_chunks, NOW)
+                # One story a conversation, its chunks all synthesized already.
+                story = buckets.for_label(ledger, f"setting up topic {n}", f"story-{n}", NOW)
+                for chunk in conv_chunks:
+                    buckets.add_chunk(ledger, story.id, chunk.id, NOW)
+                buckets.mark_synthesized(ledger, story.id, [c.id for c in conv_chunks], "bench")
                 for k, chunk in enumerate(conv_chunks):
                     topic = (n * CHUNKS_PER_CONVERSATION + k) % articles
                     name = subject_name(topic).casefold()
