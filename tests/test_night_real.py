@@ -52,6 +52,7 @@ def tiny_spec() -> str:
     return f"gguf:{TINY}" if engine_name() is not None else f"mlx:{TINY}"
 
 
+@pytest.mark.timeout(600)  # ~6 s on gguf and ~40 s on mlx when quiet; minutes on a busy CPU
 def test_the_tiny_model_completes_a_night_and_the_vault_audits_clean(
     vault: Vault, tiny_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
