@@ -27,7 +27,8 @@ def say(msg: str) -> None:
 
 def platform_extras() -> tuple[str, ...]:
     """The extras the default model needs on this machine: on Linux x86-64 it runs on
-    llama.cpp's prebuilt CPU wheel (`[llama]`), elsewhere on mlx (no extra)."""
+    llama.cpp's prebuilt CPU wheel (`[llama]`), elsewhere on mlx (no extra). The same
+    test as `dreaming.config.default_model`: this file runs before dreaming is installed."""
     if sys.platform == "linux" and platform.machine().lower() in ("x86_64", "amd64"):
         return ("llama",)
     return ()
