@@ -8,6 +8,8 @@ Environment variables override the file; explicit arguments override both.
 from __future__ import annotations
 
 import os
+import platform
+import sys
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -15,7 +17,17 @@ from typing import Any
 
 from dreaming.errors import ConfigError
 
-DEFAULT_MODEL = "mlx:qwen2.5-coder-1.5b"
+
+def default_model(system: str, machine: str) -> str:
+    """The default model where it runs fast: llama.cpp (the `[llama]` extra's prebuilt
+    wheel) on a Linux x86-64 CPU, where mlx-cpu generates ~1 token/s; mlx elsewhere,
+    Metal on Apple Silicon (docs/models.md)."""
+    if system == "linux" and machine.lower() in ("x86_64", "amd64"):
+        return "gguf:qwen2.5-coder-1.5b"
+    return "mlx:qwen2.5-coder-1.5b"
+
+
+DEFAULT_MODEL = default_model(sys.platform, platform.machine())
 DEFAULT_SCHEDULE = "03:00"
 # A Raw file past this is skipped unread: no chat a person drops in is that big, and a
 # whole-document format (a ChatGPT export) takes several times its size in memory.

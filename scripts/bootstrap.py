@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import subprocess
 import sys
 import venv
@@ -24,26 +25,36 @@ def say(msg: str) -> None:
     print(f"==> {msg}", flush=True)
 
 
-def ensure_venv(extras: str = "") -> Path:
+def platform_extras() -> tuple[str, ...]:
+    """The extras the default model needs on this machine: on Linux x86-64 it runs on
+    llama.cpp's prebuilt CPU wheel (`[llama]`), elsewhere on mlx (no extra). The same
+    test as `dreaming.config.default_model`: this file runs before dreaming is installed."""
+    if sys.platform == "linux" and platform.machine().lower() in ("x86_64", "amd64"):
+        return ("llama",)
+    return ()
+
+
+def ensure_venv(*extras: str) -> Path:
     # This file runs under whatever python3 the machine has, perhaps an old one.
     if sys.version_info < (3, 11):  # noqa: UP036
         sys.exit(f"dreaming needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PYTHON.exists():
         say(f"creating {VENV}")
         venv.EnvBuilder(with_pip=True, upgrade_deps=False).create(VENV)
-    # The stamp holds pyproject's digest and the extras installed with it: the
-    # plain install is part of the dev one, so alternating the two commands
-    # does not reinstall.
+    wanted = sorted({*extras, *platform_extras()})
+    # The stamp holds pyproject's digest and the extras installed with it: an install
+    # with more extras serves one with fewer, so alternating up.py and test.py does
+    # not reinstall.
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     stamp = VENV / ".dreaming-installed"
     have_digest, _, have_extras = (stamp.read_text() if stamp.exists() else "").partition(" ")
-    if have_digest == digest and (not extras or have_extras == extras):
+    if have_digest == digest and set(wanted) <= set(have_extras.split(",")):
         return PYTHON
     say("installing dreaming and its dependencies (first run: a minute or two)")
     run([str(PYTHON), "-m", "pip", "install", "-q", "--upgrade", "pip"])
-    target = f".{extras}" if extras else "."
+    target = f".[{','.join(wanted)}]" if wanted else "."
     run([str(PYTHON), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT)
-    stamp.write_text(f"{digest} {extras}")
+    stamp.write_text(f"{digest} {','.join(wanted)}")
     return PYTHON
 
 

@@ -11,7 +11,7 @@ from bootstrap import ROOT, ensure_venv, run, say
 
 
 def main() -> int:
-    python = str(ensure_venv("[dev]"))
+    python = str(ensure_venv("dev"))
     say("ruff")
     failed = run([python, "-m", "ruff", "check", "."], cwd=ROOT, check=False) != 0
     failed |= run([python, "-m", "ruff", "format", "--check", "."], cwd=ROOT, check=False) != 0

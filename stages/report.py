@@ -86,6 +86,9 @@ class NightReport:
     """Besides the stages' own: the report's."""
     report: str | None = None
     report_error: str | None = None
+    interrupted: int = 0
+    """Earlier runs this one found killed: it reports, so the Log page a killed run
+    wrote but could not commit is committed now."""
 
     @property
     def model_calls(self) -> int:
@@ -107,6 +110,7 @@ class NightReport:
             or any(s.attempted for s in self.stages)
             or self.budget_spent
             or self.status != "ok"
+            or self.interrupted
         )
 
     def summary(self) -> dict[str, Any]:
@@ -144,6 +148,8 @@ def section(report: NightReport) -> str:
         f"Status: {report.status}. Model: {_plain(report.model)}. "
         f"Wall time: {report.wall_seconds:.1f} s. Model calls: {report.model_calls}."
     )
+    if report.interrupted:
+        lines.append(f"Resumed after {report.interrupted} interrupted run(s).")
     if report.budget_spent:
         left = sum(s.left for s in report.stages)
         lines.append(

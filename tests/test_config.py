@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from dreaming.config import DEFAULT_MODEL, load_settings
+from dreaming.config import DEFAULT_MODEL, default_model, load_settings
 from dreaming.errors import ConfigError
 from dreaming.vault import Vault
 
@@ -90,3 +90,16 @@ def test_the_raw_file_size_limit_has_a_default_and_can_be_raised(
     assert load_settings(vault.root).max_raw_file_mb == 2048
     monkeypatch.setenv("DREAMING_MAX_RAW_FILE_MB", "64")
     assert load_settings(vault.root).max_raw_file_mb == 64
+
+
+@pytest.mark.parametrize(
+    ("system", "machine", "spec"),
+    [
+        ("linux", "x86_64", "gguf:qwen2.5-coder-1.5b"),
+        ("linux", "AMD64", "gguf:qwen2.5-coder-1.5b"),
+        ("darwin", "arm64", "mlx:qwen2.5-coder-1.5b"),
+        ("linux", "aarch64", "mlx:qwen2.5-coder-1.5b"),
+    ],
+)
+def test_the_default_model_runs_where_it_is_fast(system: str, machine: str, spec: str) -> None:
+    assert default_model(system, machine) == spec

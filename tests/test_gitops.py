@@ -76,6 +76,76 @@ def test_a_stale_index_lock_is_retried_then_reported(
         VaultRepo(vault.root).commit_pipeline([page], "create Thing", "r1")
 
 
+def test_committing_bytes_head_already_holds_mends_an_index_a_kill_left_behind(
+    vault: Vault,
+) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "run-1")
+    # Killed after HEAD moved, before the index followed: it still lacks the page.
+    git(vault, "rm", "-q", "--cached", "articles/Thing.md")
+    assert repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "run-2") is None
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def leave_lock(vault: Vault, pid: int, *committing: str) -> Path:
+    """git's index lock as a dreaming process `pid` leaves it when it is killed mid-commit."""
+    lock = vault.root / ".git" / "index.lock"
+    lock.write_text("")
+    owner = vault.root / ".git" / gitops._LOCK_OWNER
+    owner.write_text("\0".join([f"{pid} {lock.stat().st_ino}", *committing]))
+    return lock
+
+
+def dead_pid() -> int:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    return gone.pid
+
+
+def test_a_lock_left_by_a_killed_dreaming_process_is_taken_back(vault: Vault) -> None:
+    lock = leave_lock(vault, dead_pid())
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    assert VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1") is not None
+    assert not lock.exists()
+    assert not (vault.root / ".git" / gitops._LOCK_OWNER).exists()
+
+
+def test_taking_back_a_lock_sets_the_index_of_what_the_killed_commit_held_to_head(
+    vault: Vault,
+) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "run-1")
+    # Killed after HEAD moved, before the index followed: it still lacks the page.
+    git(vault, "rm", "-q", "--cached", "articles/Thing.md")
+    leave_lock(vault, dead_pid(), "articles/Thing.md")
+    other = vault.articles / "Other.md"
+    other.write_text("# Other\n")
+    assert repo.commit_pipeline_blobs({other: b"# Other\n"}, "create Other", "run-2")
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_lock_of_a_dreaming_process_still_running_is_waited_for(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
+    running = subprocess.Popen(["sleep", "30"])
+    try:
+        lock = leave_lock(vault, running.pid)
+        page = vault.articles / "Thing.md"
+        page.write_text("# Thing\n")
+        with pytest.raises(GitError, match=r"index\.lock is held"):
+            VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1")
+        assert lock.exists()
+    finally:
+        running.kill()
+        running.wait()
+
+
 def test_a_lock_released_during_the_retries_lets_the_commit_through(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,6 +25,7 @@ from dreaming.ledger.raw_files import FileState
 from dreaming.ledger.runs import Run, RunKind, RunStatus
 from dreaming.ledger.subjects import Mention, SubjectStatus
 from dreaming.ledger.work import WorkStatus
+from dreaming.raw.types import Message
 
 NOW = "2026-03-02T03:00:00+00:00"
 LATER = "2026-03-03T03:00:00+00:00"
@@ -117,6 +118,27 @@ def test_a_chunk_range_runs_forwards(ledger: Ledger) -> None:
     conversation(ledger, "conv")
     with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
         chunks.replace(ledger, "conv", [chunk("conv", 3, 1)], NOW)
+
+
+def test_every_chunk_comes_with_its_messages_in_one_pass_oldest_conversation_first(
+    ledger: Ledger,
+) -> None:
+    for conv_id, updated in (("late", LATER), ("early", NOW)):
+        conversation(ledger, conv_id, updated)
+        conversations.add_messages(
+            ledger, conv_id, 0, [Message("user", f"{conv_id} {i}") for i in range(4)]
+        )
+    chunks.replace(ledger, "late", [chunk("late", 0, 2), chunk("late", 3, 3)], NOW)
+    chunks.replace(ledger, "early", [chunk("early", 0, 3)], NOW)
+    found = [(c.id, [m.text for m in ms]) for c, ms in chunks.in_order_with_messages(ledger)]
+    assert found == [
+        ("early:0-3", ["early 0", "early 1", "early 2", "early 3"]),
+        ("late:0-2", ["late 0", "late 1", "late 2"]),
+        ("late:3-3", ["late 3"]),
+    ]
+    assert [c.id for c, _ in chunks.in_order_with_messages(ledger)] == [
+        c.id for c in chunks.in_order(ledger)
+    ]
 
 
 # --- subjects -------------------------------------------------------------------

