@@ -131,16 +131,19 @@ def run_stage(
             result = UnitResult("failed", _reason(e))
         if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {unit.label or unit.key}"):
             report.commits += 1
-        work.record(
-            ctx.ledger,
-            stage.name,
-            unit.key,
-            unit.input_hash,
-            result.status,
-            run_id=ctx.run_id,
-            now=ctx.now(),
-            error=result.detail if result.status != "done" else None,
-        )
+        with ctx.ledger.transaction():
+            if result.settle is not None:
+                result.settle()
+            work.record(
+                ctx.ledger,
+                stage.name,
+                unit.key,
+                unit.input_hash,
+                result.status,
+                run_id=ctx.run_id,
+                now=ctx.now(),
+                error=result.detail if result.status != "done" else None,
+            )
         report.count(unit.label or unit.key, result)
     if progress is not None:
         progress(stage.name, len(todo) - report.left, len(todo), "")

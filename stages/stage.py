@@ -44,6 +44,10 @@ class UnitResult:
     status: UnitStatus
     detail: str | None = None
     """Why it failed or was rejected: one line, for the run report."""
+    settle: Callable[[], None] | None = None
+    """Ledger rows saying what the unit's writes hold: the runner runs it after it
+    committed them, in the transaction that records the unit done, so a run killed
+    in between never leaves the ledger claiming what history lacks."""
 
 
 @dataclass

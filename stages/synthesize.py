@@ -20,6 +20,7 @@ from dreaming.article.queries import footnote_defs
 from dreaming.audit import SCHEMAS_PAGE, schema_kinds
 from dreaming.errors import PolicyError, UnsafePathError
 from dreaming.ledger import buckets, woven
+from dreaming.ledger.buckets import CAPTURED
 from dreaming.ledger.woven import Target
 from dreaming.model import ModelCallError
 from dreaming.vault import checksum
@@ -36,7 +37,11 @@ class SynthesizeStage:
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         kinds = _kinds_checksum(ctx)
-        for bucket in buckets.with_delta(ctx.ledger):
+        # Stories first: a chunk is in its story's bucket and, while a subject of it
+        # is captured, in `_captured` too; its story is where it belongs, and
+        # `_captured` only brings the chunks of a subject that has since graduated.
+        stories = sorted(buckets.with_delta(ctx.ledger), key=lambda b: (b.id == CAPTURED, b.id))
+        for bucket in stories:
             for stem, chunk_ids in plan(ctx, bucket.id).items():
                 mode = "update" if _article_exists(ctx, stem) else "create"
                 sources = load(ctx.ledger, chunk_ids)
@@ -64,6 +69,9 @@ class SynthesizeStage:
         except UnsafePathError as e:
             return UnitResult("failed", str(e))
         chunk_ids = plan(ctx, bucket_id).get(stem, [])
+        if not chunk_ids:
+            # An earlier unit of this run (the chunk's story) already wove them in.
+            return UnitResult("done")
         sources = load(ctx.ledger, chunk_ids)
         before = path.read_bytes() if path.is_file() else None
         if before is None:
@@ -78,10 +86,12 @@ class SynthesizeStage:
             return UnitResult("rejected", outcome.detail)
         if outcome.status not in ("written", "unchanged"):
             return UnitResult("failed", outcome.detail or outcome.status)
-        with ctx.ledger.transaction():
+
+        def settle() -> None:
             woven.record(ctx.ledger, stem, wove, ctx.run_id, ctx.now())
             mark_complete(ctx, bucket_id)
-        return UnitResult("done", note)
+
+        return UnitResult("done", note, settle)
 
 
 def plan(ctx: StageContext, bucket_id: int) -> dict[str, list[str]]:
@@ -98,8 +108,12 @@ def plan(ctx: StageContext, bucket_id: int) -> dict[str, list[str]]:
 
 def mark_complete(ctx: StageContext, bucket_id: int) -> None:
     """Mark synthesized the bucket's chunks that are woven into every article they
-    concern; a chunk concerning no article yet stays in the delta."""
+    concern; a chunk concerning no article yet stays in the delta, and so does a
+    captured chunk while a subject of it is still captured."""
     delta = buckets.delta(ctx.ledger, bucket_id)
+    if bucket_id == CAPTURED:
+        waiting = woven.unhomed(ctx.ledger, delta)
+        delta = [c for c in delta if c not in waiting]
     done = woven.into(ctx.ledger, delta)
     pending: dict[str, bool] = {}
     for t in woven.targets(ctx.ledger, delta):

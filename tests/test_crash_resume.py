@@ -111,7 +111,10 @@ def contents(vault: Path) -> dict[str, object]:
 
 
 def pipeline_commits(vault: Path) -> list[str]:
-    """The subjects of the commits the nights made for units (run reports left out)."""
+    """The subjects of the commits the nights made for units (run reports left out).
+
+    A new article a killed run wrote but never committed is committed by the next
+    run as an update of the file it finds: the same bytes, another verb."""
     log = subprocess.run(
         ["git", "log", "--format=%s%x00%b%x1e"], cwd=vault, capture_output=True, text=True
     ).stdout
@@ -119,7 +122,7 @@ def pipeline_commits(vault: Path) -> list[str]:
     for entry in log.split("\x1e"):
         subject, _, body = entry.strip().partition("\x00")
         if "Dreaming-Run:" in body and not subject.startswith("night report"):
-            subjects.append(subject)
+            subjects.append(subject.replace("synthesize: update ", "synthesize: create ", 1))
     return sorted(subjects)
 
 

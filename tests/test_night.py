@@ -43,21 +43,25 @@ def night(vault: Vault) -> int:
         return int(report.summary()["commits"])
 
 
-def test_a_night_segments_and_extracts_a_new_conversation_and_reports_it(
+def test_a_night_turns_a_new_conversation_into_a_cited_article_and_reports_it(
     vault: Vault, model: RuleModel
 ) -> None:
     drop(vault, "talk.md", TALK)
-    assert night(vault) == 1
+    assert night(vault) == 2  # the article, then the report
     with Ledger(vault.ledger_path) as db:
         (conv,) = conversations.by_updated(db)
         found = chunks.of_conversation(db, conv.id)
         names = {s.name for s in subjects.every(db)}
+        cite = conversations.citation(db, conv.id)
     assert [(c.first_message, c.last_message) for c in found] == [(0, 3)]
     assert {"sourdough bread", "requests"} <= names
     log = subprocess.run(
         ["git", "log", "-1", "--format=%B"], cwd=vault.root, capture_output=True, text=True
     ).stdout
     assert "Dreaming-Run:" in log
+    article = (vault.root / "articles" / "Sourdough_Bread.md").read_text(encoding="utf-8")
+    assert cite is not None
+    assert f"`conv:{cite.hash8}`" in article
     assert model.calls > 0
 
 

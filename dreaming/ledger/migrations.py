@@ -272,7 +272,7 @@ MIGRATIONS: tuple[str, ...] = (
         chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
         stem TEXT NOT NULL,               -- the article the chunk is folded into
         run_id TEXT,                      -- the run that wrote it
-        at TEXT NOT NULL,
+        woven_at TEXT NOT NULL,
         PRIMARY KEY (chunk_id, stem)
     ) WITHOUT ROWID;
     CREATE INDEX woven_stem ON woven(stem);

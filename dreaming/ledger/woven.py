@@ -52,7 +52,7 @@ def targets(ledger: Ledger, chunk_ids: Sequence[str]) -> list[Target]:
 def record(ledger: Ledger, stem: str, chunk_ids: Sequence[str], run_id: str, now: str) -> None:
     """These chunks are folded into the article `stem` (again: no change)."""
     ledger.db.executemany(
-        "INSERT INTO woven(chunk_id, stem, run_id, at) VALUES (?, ?, ?, ?) "
+        "INSERT INTO woven(chunk_id, stem, run_id, woven_at) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(chunk_id, stem) DO NOTHING",
         [(c, stem, run_id, now) for c in chunk_ids],
     )
@@ -70,4 +70,23 @@ def into(ledger: Ledger, chunk_ids: Sequence[str]) -> set[tuple[str, str]]:
                 f"SELECT chunk_id, stem FROM woven WHERE chunk_id IN ({marks})", batch
             )
         }
+    return found
+
+
+def unhomed(ledger: Ledger, chunk_ids: Sequence[str]) -> set[str]:
+    """Those of `chunk_ids` naming a subject with no home yet (captured or candidate):
+    they stay in `_captured` until it graduates."""
+    found: set[str] = set()
+    for start in range(0, len(chunk_ids), 500):
+        batch = list(chunk_ids[start : start + 500])
+        marks = ",".join("?" * len(batch))
+        found.update(
+            row[0]
+            for row in ledger.db.execute(
+                "SELECT DISTINCT cs.chunk_id FROM chunk_subjects cs "
+                "JOIN subjects s ON s.name = cs.subject "
+                f"WHERE cs.chunk_id IN ({marks}) AND s.status IN ('captured', 'candidate')",
+                batch,
+            )
+        )
     return found
