@@ -301,27 +301,55 @@ def test_a_rewrite_that_loses_an_old_citation_without_a_conflict_leaves_the_sect
     assert _revise(Editor(route={"Choice"}, drafts={"Choice": drafted})) is None
 
 
-@pytest.mark.parametrize(
-    "garbage",
-    [
-        "",
-        "## Colour\nThey painted it black.[2]",
-        "They painted it black.[2]\n[2]: conv:cccccccc",
-        "They painted it black.[9]",
-        "They painted it black [[Paint]].[2]",
-        "They painted it <b>black</b>.[2]",
-        "user: I painted the bracket black.",
-        "They painted it black.[2]\nThey painted it black.[2]",
-        "They chose <Thing A>.[2]",
-        "They painted it black.[N]",
-        " ".join(["black"] * 400) + ".[2]",
-    ],
-    ids=lambda g: g[:24] or "empty",
-)
+MOUNTED = "The bracket is mounted with two screws.[1]"
+PAINTED = "They painted it black.[2]"
+
+
+def test_a_clean_draft_of_the_garbage_cases_is_taken() -> None:
+    r = _revise(Editor(route={"Mounting"}, drafts={"Mounting": f"{MOUNTED}\n{PAINTED}"}))
+    assert r is not None
+    assert "They painted it black.[^3]" in r.text
+
+
+GARBAGE = [
+    "",
+    f"## Colour\n{MOUNTED}\n{PAINTED}",
+    f"{MOUNTED}\n{PAINTED}\n[2]: conv:cccccccc",
+    f"{MOUNTED}\n{PAINTED}\n[^2]: see above",
+    f"{MOUNTED}\nThey painted it black.[9]",
+    f"{MOUNTED}\nThey painted it black, see [[Paint]].[2]",
+    f"{MOUNTED}\nThey painted it <b>black</b>.[2]",
+    f"{MOUNTED}\n```\nblack\n```",
+    f"{MOUNTED}\nuser: I painted the bracket black.",
+    f"{MOUNTED}\n{PAINTED}\n{PAINTED}",
+    f"{MOUNTED}\nThey chose the colour YYYY-MM-DD.[2]",
+    f"{MOUNTED}\nThey painted it black.[N]",
+    f"{MOUNTED}\n" + " ".join(["black"] * 400) + ".[2]",
+]
+
+
+def _case(g: str) -> str:
+    return g.replace(MOUNTED, "")[:24] or "empty"
+
+
+@pytest.mark.parametrize("garbage", GARBAGE, ids=_case)
+def test_a_garbage_answer_is_no_section_prose(garbage: str) -> None:
+    assert usable(garbage, 2, 200) is None
+
+
+@pytest.mark.parametrize("garbage", GARBAGE, ids=_case)
 def test_a_garbage_draft_leaves_the_section_and_with_nothing_else_changes_nothing(
     garbage: str,
 ) -> None:
     assert _revise(Editor(route={"Mounting"}, drafts={"Mounting": garbage})) is None
+
+
+def test_a_persons_uncited_paragraph_kept_as_it_was_is_not_cited_to_the_delta() -> None:
+    old = OLD.replace(MOUNTING_BODY, f"{MOUNTING_BODY}\n\nI like it level.")
+    drafted = f"{MOUNTED}\nI like it level.\n{PAINTED}"
+    r = _revise(Editor(route={"Mounting"}, drafts={"Mounting": drafted}), text=old)
+    assert r is not None
+    assert "\n\nI like it level.\n\nThey painted it black.[^3]\n" in r.text
 
 
 def test_a_garbage_draft_costs_only_its_own_section() -> None:
