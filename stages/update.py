@@ -216,8 +216,8 @@ def _rewrite(
     shown = show_markers(target.split.intro, {lb: i for i, lb in enumerate(target.labels, 1)})
     excerpts = _excerpts(sources, k + 1)
     mode: Mode = "add"
-    if target.split.intro and ask.yes(
-        prompt.CONFLICT_SYSTEM, prompt.conflict(title, target.heading, shown, excerpts)
+    if target.split.intro and not ask.yes(
+        prompt.CONFLICT_SYSTEM, prompt.agrees(show_markers(target.split.intro, {}), excerpts)
     ):
         said = ask.answer(
             prompt.KIND_SYSTEM, prompt.kind(title, target.heading, shown, excerpts), KIND

@@ -56,7 +56,7 @@ SCREWS = Source(
 )
 PAINT_DEF = "[^3]: `conv:cccccccc` (2026-02-01, claude) — painting the shelf bracket black"
 SCREWS_DEF_3 = "[^3]: `conv:dddddddd` (2026-02-03, claude) — screws for mounting the bracket"
-_PART = re.compile(r'the section "([^"]*)"')
+_PART = re.compile(r'(?:the section |Topic: )"([^"]*)"')
 
 
 @dataclass
@@ -68,6 +68,7 @@ class Editor:
     drafts: Mapping[str, str] = field(default_factory=dict)
     substantive: str = "no"
     conflict: str = "no"
+    """Whether the delta contradicts the part; asked as "does it agree?"."""
     kind: str = "changed"
     history: str = "The person first chose plain steel and later painted it black."
     failing_drafts: set[str] = field(default_factory=set)
@@ -103,7 +104,7 @@ class Editor:
         text = {
             "route": "yes" if part in self.route else "no",
             "substantive": self.substantive,
-            "conflict": self.conflict,
+            "conflict": "no" if self.conflict == "yes" else "yes",
             "kind": self.kind,
             "draft": self.drafts.get(part, ""),
             "history": self.history,
@@ -407,7 +408,7 @@ def test_a_routing_question_shows_a_sections_opening_not_the_whole_section() -> 
     [asked] = [
         u for (_, part), u in zip(editor.asked, editor.prompts, strict=True) if part == "Choice"
     ]
-    assert "It begins: First point here. Second point here.\n" in asked
+    assert "(First point here. Second point here.)\n" in asked
     assert "Third point" not in asked
     assert "painting the shelf bracket black: user: I painted the bracket black." in asked
 

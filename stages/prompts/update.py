@@ -31,19 +31,20 @@ def _gists(gists: Sequence[str]) -> str:
 
 
 ROUTE_SYSTEM = (
-    "You help keep a personal wiki up to date. Each article is about one subject and "
-    "is built from the person's own conversations. You decide whether new conversation "
-    "material belongs in one given part of an article: it does when it adds to, changes "
-    "or contradicts what that part is about. " + YES_NO
+    "You judge whether a piece of text is about a given topic. A text about another "
+    "aspect of the same subject is not about this topic. " + YES_NO
 )
 
 
 def route(title: str, heading: str, opening: str, gists: Sequence[str]) -> str:
+    """Asked as "is this text about this topic?", the shape the default model judges
+    well; asked "does it update this part?" it answered yes to nearly every part.
+    The delta comes first, so every part's question shares one prompt prefix."""
+    topic = f'"{heading}" of {title}' if heading else f"what {title} is and where it lives"
+    said = f" ({opening})" if opening else ""
     return (
-        f"Part: {_place(title, heading)}.\n"
-        f"It begins: {opening or '(no text yet)'}\n\n"
-        f"New material (oldest first):\n{_gists(gists)}\n\n"
-        "Question: Does the new material update this part of the article? Answer yes or no."
+        f"Text:\n{_gists(gists)}\n\nTopic: {topic}{said}\n\n"
+        "Question: Is this text about this topic? Answer yes or no."
     )
 
 
@@ -64,20 +65,16 @@ def substantive(title: str, gists: Sequence[str]) -> str:
     )
 
 
-CONFLICT_SYSTEM = (
-    "You compare a part of a wiki article with newer conversation excerpts. A conflict "
-    "is a newer statement that says something different from what the part says about "
-    "the same point (a different choice, value, opinion or fact). Adding new detail is "
-    "not a conflict. " + YES_NO
-)
+CONFLICT_SYSTEM = "You compare two texts. " + YES_NO
 
 
-def conflict(title: str, heading: str, section: str, excerpts: str) -> str:
+def agrees(section: str, excerpts: str) -> str:
+    """Asked as "does it agree?", not "does it contradict?": the default model leans to
+    yes on both, and a missed change only costs a History line, while a false one
+    writes a change that never happened into the article."""
     return (
-        f"Part: {_place(title, heading)}.\n<<<\n{section}\n>>>\n\n"
-        f"Newer excerpts (oldest first):\n<<<\n{excerpts}\n>>>\n\n"
-        "Question: Does a newer excerpt say something different from what this part says "
-        "about the same point? Answer yes or no."
+        f"Newer text:\n<<<\n{excerpts}\n>>>\n\nEarlier statement:\n<<<\n{section}\n>>>\n\n"
+        "Question: Does the newer text agree with the earlier statement? Answer yes or no."
     )
 
 
