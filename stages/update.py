@@ -44,7 +44,6 @@ from stages.update_text import (
     heading_from,
     join_body,
     opening,
-    paragraphs,
     relabel,
     show_markers,
     split_body,
@@ -56,11 +55,12 @@ from stages.update_text import (
 HISTORY = "History"
 YES_NO = Choice(("yes", "no"))
 KIND = Choice(prompt.KIND_OPTIONS)
-PROSE = Lines(max_lines=8, max_chars=800)
+PROSE = Lines(max_lines=6, max_chars=600)
 """A replacement: a few paragraphs, one a line; the bound ends a ramble in decoding."""
 SENTENCE = Lines(max_lines=1, max_chars=400)
-EXCERPT_CHARS = 12000
-"""All excerpts of one drafting prompt together: about 3k tokens."""
+EXCERPT_CHARS = 6000
+"""All excerpts of one drafting prompt together: about 1.5k tokens, which a small
+model on a CPU reads in seconds."""
 GIST_CHARS = 160
 
 Mode = Literal["add", "changed", "mistake"]
@@ -234,7 +234,7 @@ def _rewrite(
         return None
     labels = {i: lb for i, lb in enumerate(target.labels, 1)}
     labels |= {k + 1 + j: lb for j, lb in enumerate(fresh)}
-    intro = relabel(paras, labels, fresh, paragraphs(shown))
+    intro = relabel(paras, labels, fresh, target.split.intro)
     cited = set(markers(intro))
     new_cited = [lb for lb in fresh if lb in cited]
     if not new_cited:
@@ -269,7 +269,7 @@ def _new_section(
     if paras is None:
         return None
     labels = {1 + j: lb for j, lb in enumerate(fresh)}
-    return _Change(heading, relabel(paras, labels, fresh, ()), new=True)
+    return _Change(heading, relabel(paras, labels, fresh, ""), new=True)
 
 
 def _settle(

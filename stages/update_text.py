@@ -79,10 +79,6 @@ def show_markers(intro: str, shown: Mapping[str, int]) -> str:
     return MARKER.sub(lambda m: f"[{shown[m.group(1)]}]" if m.group(1) in shown else "", intro)
 
 
-def paragraphs(text: str) -> list[str]:
-    return [" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
-
-
 def usable(answer: str, count: int, limit: int) -> list[str] | None:
     """The answer's paragraphs, or None when it is no section prose: empty, longer than
     `limit` words, a heading, a code fence, a footnote definition, a link or tag, a
@@ -115,20 +111,93 @@ def _numbers(group: str) -> list[str]:
     return [n.strip(" \t^") for n in group.split(",")]
 
 
-def relabel(
-    paras: Sequence[str], labels: Mapping[int, str], fresh: Sequence[str], old: Sequence[str]
-) -> str:
-    """Paragraphs with `[N]` as `[^label]`; a paragraph that cites nothing and is none of
-    the `old` paragraphs (a person's uncited text) gets the `fresh` markers at its end."""
+def relabel(paras: Sequence[str], labels: Mapping[int, str], fresh: Sequence[str], old: str) -> str:
+    """Paragraphs with `[N]` as `[^label]`, every claim cited.
+
+    The default model copies the sentences it keeps but drops their markers, so a
+    sentence close to one of the `old` text (same words, give or take a few) gets that
+    sentence's markers back; a run of new sentences without a marker gets the `fresh`
+    ones (the delta's) at its end; an old sentence that cited nothing still cites nothing.
+    """
+    before = [(_word_set(body), marks) for body, marks in sentences(old)]
     out = []
     for para in paras:
         text = _SHOWN.sub(
             lambda m: "".join(f"[^{labels[int(n)]}]" for n in _numbers(m.group(1))), para
         )
-        if not markers(text) and fresh and para not in old:
-            text = text.rstrip() + "".join(f"[^{label}]" for label in fresh)
-        out.append(text)
+        parts: list[str] = []
+        pending = False
+        for body, marks in sentences(text):
+            known = _closest(body, before)
+            if known is not None or marks:
+                if pending:
+                    parts[-1] += _marks(fresh)
+                pending = False
+                parts.append(body + (marks or (known or "")))
+            else:
+                pending = True
+                parts.append(body)
+        if pending:
+            parts[-1] += _marks(fresh)
+        out.append(" ".join(parts))
     return "\n\n".join(out)
+
+
+def _marks(labels: Sequence[str]) -> str:
+    return "".join(f"[^{label}]" for label in labels)
+
+
+_WORD = re.compile(r"[0-9A-Za-z\u00C0-\uFFFF]{1,64}")
+SAME_SENTENCE = 0.7
+"""Shared words (Jaccard) above which a drafted sentence is an old one reworded."""
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in _WORD.findall(MARKER.sub(" ", text)))
+
+
+def _closest(body: str, before: Sequence[tuple[frozenset[str], str]]) -> str | None:
+    """The markers of the old sentence this one repeats, or None for a new sentence."""
+    words_now = _word_set(body)
+    best, marks = 0.0, None
+    for words_then, then in before:
+        union = words_now | words_then
+        share = len(words_now & words_then) / len(union) if union else 0.0
+        if share > best:
+            best, marks = share, then
+    return marks if best >= SAME_SENTENCE else None
+
+
+_MARK_AT = re.compile(r"[ \t]{0,3}\[\^[^\[\]\s^]{1,40}\]")
+
+
+def sentences(text: str) -> list[tuple[str, str]]:
+    """(sentence, the markers right after it) in order: a sentence ends at `.`, `!` or `?`
+    (closing quotes and brackets included), then its markers, then a space or the end."""
+    out: list[tuple[str, str]] = []
+    start = i = 0
+    n = len(text)
+    while i < n:
+        if text[i] not in ".!?":
+            i += 1
+            continue
+        end = i + 1
+        while end < n and text[end] in ".!?\"')":
+            end += 1
+        j = end
+        while (m := _MARK_AT.match(text, j)) is not None:
+            j = m.end()
+        if j == n or text[j].isspace():
+            body = text[start:end].strip()
+            if body:
+                out.append((body, "".join(text[end:j].split())))
+            start = i = j
+        else:
+            i = end
+    tail = text[start:].strip()
+    if tail:
+        out.append((tail, ""))
+    return out
 
 
 def cite(sentence: str, labels: Sequence[str]) -> str:

@@ -22,7 +22,7 @@ from dreaming.model.constraint import Constraint
 from stages.prompts import update as prompt
 from stages.sources import Source
 from stages.update import Revision, revise
-from stages.update_text import opening, relabel, top_label, usable
+from stages.update_text import opening, relabel, sentences, top_label, usable
 from tests.support import best_seconds
 
 TITLE = "Shelf Bracket"
@@ -150,6 +150,39 @@ def test_a_new_paragraph_the_model_left_uncited_cites_the_delta() -> None:
     r = _revise(Editor(route={"Choice"}, drafts={"Choice": drafted}))
     assert r is not None
     assert "It is black now.[^3]" in r.text
+
+
+def test_sentences_the_model_kept_without_their_markers_get_them_back() -> None:
+    drafted = (
+        "The person chose a steel bracket. It carries heavy books, mostly.\n"
+        "They painted it black. It looks better."
+    )
+    r = _revise(Editor(route={"Choice"}, drafts={"Choice": drafted}))
+    assert r is not None
+    assert extract_section(r.text, "Choice") == (
+        "## Choice\n\nThe person chose a steel bracket.[^1] It carries heavy books, mostly.[^1]"
+        "\n\nThey painted it black. It looks better.[^3]"
+    )
+    assert _passes_gate(OLD, r)
+
+
+def test_a_run_of_new_sentences_is_cited_before_the_old_sentence_after_it() -> None:
+    drafted = "They painted it black. The person chose a steel bracket. It carries heavy books."
+    r = _revise(Editor(route={"Choice"}, drafts={"Choice": drafted}))
+    assert r is not None
+    assert (
+        "They painted it black.[^3] The person chose a steel bracket.[^1] "
+        "It carries heavy books.[^1]\n"
+    ) in r.text
+
+
+def test_a_sentence_ends_after_its_punctuation_and_its_markers() -> None:
+    assert sentences('He said "yes." Then.[^1][^2] v1.2 is out? Tail') == [
+        ('He said "yes."', ""),
+        ("Then.", "[^1][^2]"),
+        ("v1.2 is out?", ""),
+        ("Tail", ""),
+    ]
 
 
 def test_a_delta_of_two_sources_is_woven_into_one_section_with_both_cited() -> None:
@@ -421,14 +454,14 @@ def test_new_footnotes_are_numbered_after_the_articles_highest() -> None:
 def test_model_numbers_become_footnote_labels() -> None:
     paras = usable("One.[1] Two.[2, 3]", 3, 100)
     assert paras is not None
-    assert relabel(paras, {1: "4", 2: "7", 3: "8"}, ["7"], []) == "One.[^4] Two.[^7][^8]"
+    assert relabel(paras, {1: "4", 2: "7", 3: "8"}, ["7"], "") == "One.[^4] Two.[^7][^8]"
 
 
 def test_reading_a_draft_takes_time_linear_in_its_size() -> None:
     def read(text: str) -> object:
-        return usable(text, 3, 10**9), opening(text)
+        return usable(text, 3, 10**9), opening(text), sentences(text)
 
-    hostile = "[1, " * 2000 + "[^" * 2000 + "a. " * 2000 + "<" * 2000
+    hostile = "[1, " * 2000 + "[^" * 2000 + "a. " * 2000 + "<" * 2000 + ".[^1]" * 2000 + "." * 2000
     small = best_seconds(read, hostile)
     large = best_seconds(read, hostile * 8)
     assert large < small * 8 * 3
