@@ -325,6 +325,7 @@ def _apply(
         )
     elif add:
         out = out.rstrip() + eol + eol + f"## {REFERENCES}" + eol + eol + eol.join(add) + eol
+        touched.append(REFERENCES)
     dropped = conv_hashes(prose(parse(text))) - conv_hashes(prose(parse(out)))
     return Revision(out, tuple(dict.fromkeys(touched)), tuple(sorted(dropped)))
 

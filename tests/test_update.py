@@ -465,3 +465,18 @@ def test_reading_a_draft_takes_time_linear_in_its_size() -> None:
     small = best_seconds(read, hostile)
     large = best_seconds(read, hostile * 8)
     assert large < small * 8 * 3
+
+
+def test_the_first_citation_of_an_article_adds_its_references_section() -> None:
+    old = build(
+        TITLE, lead="A shelf bracket holds a shelf to a wall.", sections=[("Choice", "Steel.")]
+    )
+    drafted = "A shelf bracket holds a shelf to a wall. The person's one is black.[1]"
+    r = _revise(Editor(route={LEAD}, drafts={LEAD: drafted}), text=old)
+    assert r is not None
+    assert r.text.endswith(f"## References\n\n{PAINT_DEF.replace('[^3]', '[^1]')}\n")
+    assert (
+        parse(r.text).lead
+        == "A shelf bracket holds a shelf to a wall. The person's one is black.[^1]"
+    )
+    assert _passes_gate(old, r)
