@@ -480,3 +480,23 @@ def test_the_first_citation_of_an_article_adds_its_references_section() -> None:
         == "A shelf bracket holds a shelf to a wall. The person's one is black.[^1]"
     )
     assert _passes_gate(old, r)
+
+
+@pytest.mark.parametrize("conflict", ["no", "yes"])
+def test_an_article_with_crlf_line_endings_keeps_them_in_every_part_written(conflict: str) -> None:
+    old = OLD.replace("\n", "\r\n")
+    drafts = {
+        "Choice": "The person chose a steel bracket.[1] It carries heavy books.[1]\nIt is black.[2]"
+    }
+    r = _revise(Editor(route={"Choice"}, drafts=drafts, conflict=conflict), text=old)
+    assert r is not None
+    assert "\n" not in r.text.replace("\r\n", "")
+    assert _passes_gate(old, r)
+
+
+def test_a_new_section_in_a_crlf_article_keeps_its_line_endings() -> None:
+    old = OLD.replace("\n", "\r\n")
+    drafts = {"Painting the shelf bracket black": "The person painted it black.[1]"}
+    r = _revise(Editor(substantive="yes", drafts=drafts), text=old)
+    assert r is not None
+    assert "\n" not in r.text.replace("\r\n", "")
