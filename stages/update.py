@@ -229,7 +229,7 @@ def _rewrite(
     )
     answer = ask.prose(prompt.DRAFT_SYSTEM, user, PROSE)
     limit = words(target.split.intro) + WORDS_PER_SOURCE * len(sources) + 50
-    paras = None if answer is None else usable(answer, k + len(sources), limit)
+    paras = None if answer is None else usable(answer, k + len(sources), limit, shown)
     if paras is None:
         return None
     labels = {i: lb for i, lb in enumerate(target.labels, 1)}

@@ -24,6 +24,9 @@ _SHOWN = re.compile(r"\[\^?([0-9]{1,3}(?:[ \t]?,[ \t]?\^?[0-9]{1,3}){0,9})\]")
 _NUMBERED_DEF = re.compile(r"[ \t]{0,3}\[\^?[0-9]{1,3}\][ \t]{0,3}:")
 _TAG = re.compile(r"</?[A-Za-z!]")
 _ROLE = re.compile(r"(?:user|assistant|system|human|ai)[ \t]{0,3}:", re.IGNORECASE)
+# The assistant's own voice, as in a retold transcript: "I'll add", "Let me read".
+_ASSISTANT = re.compile(r"(?<![\w'])(?:I|I'll|I've|I'm|I'd|Let me|Let's)(?![\w'])")
+_ENDS = (".", "!", "?", '"', "'", ")", "]")
 _SENTENCE_END = re.compile(r"[.!?](?=[ \t\n]|$)")
 _UNSAFE_HEADING = re.compile(r"[\[\]#|^*_`<>{}\\\r\n\t]")
 
@@ -79,12 +82,15 @@ def show_markers(intro: str, shown: Mapping[str, int]) -> str:
     return MARKER.sub(lambda m: f"[{shown[m.group(1)]}]" if m.group(1) in shown else "", intro)
 
 
-def usable(answer: str, count: int, limit: int) -> list[str] | None:
+def usable(answer: str, count: int, limit: int, old: str = "") -> list[str] | None:
     """The answer's paragraphs, or None when it is no section prose: empty, longer than
     `limit` words, a heading, a code fence, a footnote definition, a link or tag, a
-    transcript line, a repeated line, a schematic placeholder, or a number outside 1..count."""
+    transcript line or the assistant's voice, a repeated line, a line cut off before its
+    sentence ends, a schematic placeholder, or a number outside 1..count. First person is
+    the assistant's voice only when the `old` text, a person's own, has none."""
     lines = [line_content(x).strip() for x in split_lines(answer.strip())]
     lines = [x for x in lines if x]
+    voice = _ASSISTANT.search(old) is None
     if not lines or words(answer) > limit or len(set(lines)) < len(lines):
         return None
     for line in lines:
@@ -97,13 +103,18 @@ def usable(answer: str, count: int, limit: int) -> list[str] | None:
             or "[[" in line
             or "[N]" in line
             or _TAG.search(line)
+            or (voice and _ASSISTANT.search(line))
+            or not line.endswith(_ENDS)
         ):
             return None
     if leaks("", answer):
         return None
-    for m in _SHOWN.finditer(answer):
-        if any(not 1 <= int(n) <= count for n in _numbers(m.group(1))):
-            return None
+    shown = list(_SHOWN.finditer(answer))
+    if any(not 1 <= int(n) <= count for m in shown for n in _numbers(m.group(1))):
+        return None
+    # A bracket that opens no marker is a transcript's tool line or a Markdown link.
+    if answer.count("[") != len(shown):
+        return None
     return [" ".join(x.split()) for x in lines]
 
 

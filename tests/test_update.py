@@ -360,6 +360,11 @@ GARBAGE = [
     f"{MOUNTED}\nThey chose the colour YYYY-MM-DD.[2]",
     f"{MOUNTED}\nThey painted it black.[N]",
     f"{MOUNTED}\n" + " ".join(["black"] * 400) + ".[2]",
+    f"{MOUNTED}\nThey painted it black.[2] [tool: Read — paint.css]",
+    f"{MOUNTED}\nThey painted it black, see [the notes](notes.md).[2]",
+    f"{MOUNTED}\nI'll paint it black.[2]",
+    f"{MOUNTED}\nLet me read the file first.[2]",
+    f"{MOUNTED}\nThey painted it black and then the",
 ]
 
 
