@@ -253,8 +253,7 @@ def _rewrite(
         history = cite(line[0], [*target.labels, *new_cited])
     elif lost and mode == "add":
         return None
-    eol = detect_eol(article.lead + "".join(s.body for s in article.sections))
-    return _Change(target.heading, join_body(target.split, intro, eol), history=history)
+    return _Change(target.heading, join_body(target.split, intro, article.eol), history=history)
 
 
 def _new_section(
