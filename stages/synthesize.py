@@ -27,6 +27,7 @@ from dreaming.vault import checksum
 from stages import update
 from stages.create import Created, create
 from stages.prompts import create as create_prompt
+from stages.prompts import update as update_prompt
 from stages.sources import Source, load
 from stages.stage import StageContext, StageName, Unit, UnitResult
 from stages.write import Edit, resolve
@@ -50,7 +51,7 @@ class SynthesizeStage:
                         (
                             mode,
                             *(f"{s.chunk_id}\x01{s.label}\x01{s.text}" for s in sources),
-                            create_prompt.VERSION,
+                            update_prompt.VERSION if mode == "update" else create_prompt.VERSION,
                             kinds,
                             ctx.settings.model,
                         )
