@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from dreaming.candidates import propose  # noqa: E402
 from dreaming.ledger.conversations import StoredMessage  # noqa: E402
 from dreaming.model import load  # noqa: E402
@@ -62,6 +63,7 @@ def main() -> int:
     parser.add_argument("--verbose", action="store_true", help="per chunk: gold, proposed, judged")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the public corpus folder")
     args = parser.parse_args()
+    print(f"cpu: {cpu()}")
     chunks = SYNTHETIC + corpus_gold(args.corpus)
     index = AliasIndex()
     print(f"gold: {len(chunks)} chunks ({len(SYNTHETIC)} synthetic), "

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import platform
 import random
 import shutil
 import subprocess
@@ -31,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from dreaming.ledger import Ledger  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.ingest import ingest  # noqa: E402
@@ -209,14 +209,6 @@ def peak_rss_mb(work: Path, name: str, size_mb: int) -> float:
     return int(done.stdout.split()[-1]) / 1024  # kB
 
 
-def cpu_model() -> str:
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
-
-
 def linearity(work: Path, base_mb: int) -> None:
     """Ingest time at 1x, 4x, 16x the size, best of three each, in one run."""
     times: dict[int, float] = {}
@@ -256,7 +248,7 @@ def main() -> int:
     parser.add_argument("--base-mb", type=int, default=2, help="the 1x size for linearity")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="dreaming-bench-"))
-    print(f"CPU: {cpu_model()}")
+    print(f"cpu: {cpu()}")
     try:
         linearity(work, args.base_mb)
         small = peak_rss_mb(work, "rss-small", 50)

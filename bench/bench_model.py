@@ -30,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
+
 SPEED_CAP = 64
 """Tokens of the one timed answer: enough for a steady generation rate."""
 ANSWER_CAP = 8
@@ -77,22 +79,6 @@ PROBES = [
     "Can fish fly?",
 ]
 PROBE_SYSTEM = "Answer the question with yes or no."
-
-
-def cpu_model() -> str:
-    try:
-        info = Path("/proc/cpuinfo").read_text(encoding="utf-8")
-    except OSError:
-        info = ""
-    models = [
-        line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")
-    ]
-    if models:
-        simd = "AVX-512" if " avx512f" in info else "AVX2" if " avx2" in info else "no AVX2"
-        return f"{models[0]} ({simd})"
-    import platform
-
-    return platform.processor() or platform.machine()
 
 
 def peak_rss_mb() -> float:
@@ -246,7 +232,7 @@ def main() -> int:
             print(f"… {spec}", file=sys.stderr, flush=True)
             results.append(run_child(spec, args))
 
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} threads")
+    print(f"cpu: {cpu()}")
     print(
         f"{'spec':28} {'load s':>6} {'prompt t/s':>10} {'1.5k t/s':>8} {'gen t/s':>7} "
         f"{'peak RSS':>9} {'cache ratio':>11} {'seq s':>6} {'choice cost':>11}"

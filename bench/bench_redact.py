@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from dreaming.raw.redact import redact  # noqa: E402
 
 # Built from pieces so this file never holds a scannable key.
@@ -50,16 +51,6 @@ CASES: dict[str, Callable[[int], str]] = {
 }
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown (no /proc/cpuinfo)"
-
-
 def seconds(text: str) -> float:
     best = float("inf")
     for _ in range(3):
@@ -73,7 +64,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=250_000, help="characters at 1x")
     args = parser.parse_args()
-    print(f"cpu: {cpu_model()}")
+    print(f"cpu: {cpu()}")
     print(f"1x = {args.size:,} characters; MB/s at 1x / 4x / 16x; time ratios (linear: 4, 16)")
     worst = 0.0
     for name, make in CASES.items():

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from dreaming.config import load_settings  # noqa: E402
 from dreaming.ledger import Ledger, chunks, conversations  # noqa: E402
 from dreaming.model import TextModel, load  # noqa: E402
@@ -157,6 +158,7 @@ def main() -> None:
     parser.add_argument("specs", nargs="*", help="model specs (baseline always runs)")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the shared corpus folder")
     args = parser.parse_args()
+    print(f"cpu: {cpu()}")
     with tempfile.TemporaryDirectory() as tmp:
         vault = init_vault(Path(tmp) / "vault").vault
         with Ledger(vault.ledger_path) as ledger:

@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from dreaming.ledger import Ledger, chunks, model_calls  # noqa: E402
 from dreaming.model import TextModel, load  # noqa: E402
 from dreaming.vault import Vault  # noqa: E402
@@ -82,6 +83,7 @@ def main() -> int:
     parser.add_argument("--verbose", action="store_true", help="print the wrong answers")
     parser.add_argument("--vault", type=Path, help="a vault a real night ran on")
     args = parser.parse_args()
+    print(f"cpu: {cpu()}")
     for spec in args.specs:
         print(spec)
         judged(load(spec), args.verbose)

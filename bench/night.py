@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import dreaming.model  # noqa: E402
+from bench.machine import cpu  # noqa: E402
 from dreaming.article.document import build  # noqa: E402
 from dreaming.article.markup import Footnote  # noqa: E402
 from dreaming.config import Settings  # noqa: E402
@@ -58,22 +59,6 @@ from watcher.app import App  # noqa: E402
 CHUNKS_PER_CONVERSATION = 5
 MESSAGES_PER_CHUNK = 2
 NOW = "2026-01-02T03:04:05+00:00"
-
-
-def cpu() -> str:
-    """The CPU's model name and its widest vector unit (what a llama.cpp build runs on)."""
-    name, flags = "unknown CPU", set[str]()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name" and name == "unknown CPU":
-                name = value.strip()
-            elif key.strip() == "flags" and not flags:
-                flags = set(value.split())
-    except OSError:
-        return name
-    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
-    return f"{name} ({vector})"
 
 
 def subject_name(i: int) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from dreaming.config import Settings  # noqa: E402
 from dreaming.ledger import Ledger, chunks, conversations, model_calls  # noqa: E402
 from dreaming.model.loader import load_seconds  # noqa: E402
@@ -46,14 +47,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("spec", nargs="?", default="gguf:qwen2.5-coder-1.5b")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the shared corpus folder")
+    parser.add_argument("--keep", type=Path, help="make the vault here and keep it (to read)")
     args = parser.parse_args()
+    print(f"cpu: {cpu()}")
     files = [args.corpus / name for name in CONVERSATIONS]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         print(f"corpus files missing: {', '.join(missing)}; pass --corpus")
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        vault = init_vault(Path(tmp) / "vault").vault
+        vault = init_vault(args.keep or Path(tmp) / "vault").vault
         with Ledger(vault.ledger_path) as ledger:
             ingest(vault, ledger, files)
         settings = replace(Settings(vault=vault.root), model=args.spec, keep_model_resident=True)
