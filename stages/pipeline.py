@@ -117,6 +117,7 @@ def run_stage(
         todo = todo[:limit]
     if dry_run:
         report.planned = len(todo)
+        report.plan = [u.label or u.key for u in todo]
         return report
     for i, unit in enumerate(todo):
         if progress is not None:

@@ -36,6 +36,9 @@ class StageReport:
     """Not reached this run (budget spent or --limit); the next run does them."""
     planned: int = 0
     """In a dry run: the units a run would do."""
+    plan: list[str] = field(default_factory=list)
+    """In a dry run: what each of those units is (for SYNTHESIZE, `create X` or
+    `update X`: the articles a run would write)."""
     commits: int = 0
     budget_spent: str | None = None
     failures: list[tuple[str, str]] = field(default_factory=list)

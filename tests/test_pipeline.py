@@ -112,6 +112,13 @@ def test_a_spent_budget_stops_at_a_unit_boundary_and_the_next_night_resumes(
     assert all(work.is_done(ledger, "segment", k, f"hash-{k}") for k in "abcde")
 
 
+def test_a_dry_run_names_each_unit_it_would_do(vault: Vault, answers_file: Path) -> None:
+    night(vault, answers_file, [FakeStage("segment", "ab")])
+    with app_for(vault, answers_file) as app:
+        plan = run_night(app, stages=(FakeStage("segment", "abcd"),), dry_run=True)
+    assert plan.stages[0].plan == ["unit c", "unit d"]
+
+
 def test_a_dry_run_makes_no_call_and_no_write_and_counts_the_units_to_do(
     vault: Vault, answers_file: Path
 ) -> None:

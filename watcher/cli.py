@@ -230,6 +230,10 @@ def synthesize(
     _print_night(report)
 
 
+PLAN_SHOWN = 20
+"""Units listed per stage in a dry run; the rest are counted."""
+
+
 def _print_plan(report: NightReport) -> None:
     out.print(f"plan (dry run, model {shown(report.model)}): nothing is called or written")
     out.print(f"  ingest: {report.ingest.files} Raw files to read", markup=False)
@@ -240,7 +244,14 @@ def _print_plan(report: NightReport) -> None:
         out.print(
             f"  {s.stage}: {s.planned} units to do, {s.skipped} already done{later}", markup=False
         )
-    out.print(f"model calls expected: at least {calls} (one a unit)", markup=False)
+        for label in s.plan[:PLAN_SHOWN]:
+            out.print(f"    {shown(label)}", markup=False)
+        if len(s.plan) > PLAN_SHOWN:
+            out.print(f"    … and {len(s.plan) - PLAN_SHOWN} more", markup=False)
+    out.print(
+        f"model calls expected: about {calls} (one or more a unit; none for a name already known)",
+        markup=False,
+    )
 
 
 def _print_night(report: NightReport) -> None:
