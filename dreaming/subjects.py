@@ -46,8 +46,9 @@ def _squeeze(text: str) -> list[str]:
 
 
 def display(name: str) -> str:
-    """How a surface form is shown: whitespace collapsed, a leading article off."""
-    words = name.split()
+    """How a surface form is shown: whitespace collapsed, a possessive and a leading
+    article off ("the Thing's" is shown as "Thing": a title names the thing)."""
+    words = _without_possessive(name.strip()).split()
     while len(words) > 1 and words[0].casefold() in ARTICLES:
         words = words[1:]
     return " ".join(words)

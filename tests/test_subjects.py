@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dreaming.subjects import AliasIndex, canonical, declared_aliases
+from dreaming.subjects import AliasIndex, canonical, declared_aliases, display
 from dreaming.vault import Vault
 
 
@@ -81,3 +81,16 @@ def test_an_article_title_is_known_by_its_own_name() -> None:
     index = AliasIndex.build(articles=[("Thing A", "Thing Alpha")])
     assert index.resolve("Thing Alpha") == ("thing alpha", "Thing Alpha")
     assert index.resolve("thing a") == ("thing alpha", "Thing Alpha")
+
+
+@pytest.mark.parametrize(
+    ("surface", "shown"),
+    [("Thing A's", "Thing A"), ("Thing A\u2019s", "Thing A"), ("the Things'", "Things")],
+)
+def test_a_name_is_shown_without_its_possessive(surface: str, shown: str) -> None:
+    assert display(surface) == shown
+
+
+@given(st.text(max_size=40))
+def test_a_shown_name_keeps_its_key(name: str) -> None:
+    assert canonical(display(name)) == canonical(name)
