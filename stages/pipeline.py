@@ -109,9 +109,12 @@ def run_stage(
         report.count("its units", UnitResult("failed", _reason(e)))
         return report
     # One query for the whole stage, not one a unit: a night with nothing new stays fast.
-    pending = set(work.todo(ctx.ledger, stage.name, {u.key: u.input_hash for u in units}))
+    inputs = {u.key: u.input_hash for u in units}
+    pending = set(work.todo(ctx.ledger, stage.name, inputs))
     todo: list[Unit] = [u for u in units if u.key in pending]
     report.skipped = len(units) - len(todo)
+    labels = {u.key: u.label or u.key for u in units}
+    report.given_up = [labels[k] for k in work.given_up(ctx.ledger, stage.name, inputs)]
     if limit is not None and len(todo) > limit:
         report.left = len(todo) - limit
         todo = todo[:limit]

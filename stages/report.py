@@ -14,6 +14,7 @@ from dreaming.article import title_for_stem
 from dreaming.ledger.gate_rejections import GateRejection
 from dreaming.ledger.model_calls import StageUsage
 from dreaming.ledger.runs import RunStatus
+from dreaming.ledger.work import MAX_ATTEMPTS
 from stages.ingest import IngestReport
 from stages.stage import UnitResult
 
@@ -32,6 +33,9 @@ class StageReport:
     rejected: int = 0
     skipped: int = 0
     """Already done with the same input: no model call."""
+    given_up: list[str] = field(default_factory=list)
+    """Units that failed `MAX_ATTEMPTS` times with their input, waiting for it to change
+    (counted in `skipped` too)."""
     left: int = 0
     """Not reached this run (budget spent or --limit); the next run does them."""
     planned: int = 0
@@ -175,6 +179,12 @@ def section(report: NightReport) -> str:
         f"{s.stage} {_plain(u)}: {_plain(why)}" for s in report.stages for u, why in s.failures
     ]
     failures += [f"ingest {_plain(f)}: {_plain(why)}" for f, why in report.ingest.failed]
+    failures += [
+        f"{s.stage} {_plain(u)}: failed {MAX_ATTEMPTS} times on this input; tried again when "
+        "it changes (new conversations, a changed Meta page, another model)"
+        for s in report.stages
+        for u in s.given_up
+    ]
     lines += _listed("Failures", failures)
     lines += ["", "### Stages", "", _stage_table(report)]
     return "\n".join(lines) + "\n"

@@ -17,11 +17,13 @@ import pytest
 from dreaming.config import Settings
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, runs, work
+from dreaming.ledger.work import MAX_ATTEMPTS
 from dreaming.model import TextModel
 from dreaming.status import status
 from dreaming.vault import Vault
 from dreaming.vault.lock import RunLocked, run_lock
 from stages.pipeline import run_night
+from stages.report import render
 from stages.stage import Stage, StageContext, Unit, UnitResult
 from tests.pipeline_fakes import FakeStage, answers, page
 from tests.support import raw_note
@@ -110,6 +112,30 @@ def test_a_spent_budget_stops_at_a_unit_boundary_and_the_next_night_resumes(
     assert rest.ran == ["c", "d", "e"]
     assert second.model_calls == 5
     assert all(work.is_done(ledger, "segment", k, f"hash-{k}") for k in "abcde")
+
+
+def test_a_unit_that_keeps_failing_on_one_input_waits_for_it_to_change(
+    vault: Vault, answers_file: Path
+) -> None:
+    stage = FakeStage("segment", "ab", fail="b")
+    for _ in range(MAX_ATTEMPTS):
+        night(vault, answers_file, [stage])
+    stage.ran.clear()
+    report = night(vault, answers_file, [stage])["report"]
+    assert stage.ran == []
+    assert report.stages[0].given_up == ["unit b"]
+    assert "segment unit b: failed 3 times on this input" in render(report, None)
+
+
+def test_a_unit_given_up_on_runs_again_when_its_input_changes(
+    vault: Vault, answers_file: Path
+) -> None:
+    for _ in range(MAX_ATTEMPTS):
+        night(vault, answers_file, [FakeStage("segment", "b", fail="b")])
+    changed = FakeStage("segment", "b")
+    changed.units = lambda ctx: iter([Unit("b", "a new input", "unit b")])  # type: ignore[method-assign]
+    night(vault, answers_file, [changed])
+    assert changed.ran == ["b"]
 
 
 def test_a_dry_run_names_each_unit_it_would_do(vault: Vault, answers_file: Path) -> None:

@@ -4,7 +4,8 @@ A stage hashes everything a unit's output depends on (its text, the policy
 pages and prompt it reads, the model); a unit is done when a `done` row holds
 that same hash. So "nothing new" is one query and zero model calls, and a unit
 whose input changed, that failed, or whose edit the gate rejected is simply
-not done and is taken up again on the next run.
+not done and is taken up again on the next run, up to `MAX_ATTEMPTS` times
+with one input.
 """
 
 from __future__ import annotations
@@ -58,14 +59,35 @@ def record(
     )
 
 
+MAX_ATTEMPTS = 3
+"""Tries a unit gets with one input. A model answers the same input the same way, so a
+unit that failed this often waits for its input to change (a new chunk, a changed
+policy page or prompt, another model) instead of costing calls every night."""
+
+
 def todo(ledger: Ledger, stage: str, inputs: Mapping[str, str]) -> list[str]:
-    """The units of `inputs` (unit -> input hash) not done with that input, in its order."""
-    done = dict(
+    """The units of `inputs` (unit -> input hash) to do: not done with that input, and
+    not failed `MAX_ATTEMPTS` times with it. In the order of `inputs`."""
+    settled = dict(
         ledger.db.execute(
-            "SELECT unit, input_hash FROM work WHERE stage = ? AND status = 'done'", (stage,)
+            "SELECT unit, input_hash FROM work WHERE stage = ? "
+            "AND (status = 'done' OR attempts >= ?)",
+            (stage, MAX_ATTEMPTS),
         ).fetchall()
     )
-    return [unit for unit, digest in inputs.items() if done.get(unit) != digest]
+    return [unit for unit, digest in inputs.items() if settled.get(unit) != digest]
+
+
+def given_up(ledger: Ledger, stage: str, inputs: Mapping[str, str]) -> list[str]:
+    """The units of `inputs` that failed `MAX_ATTEMPTS` times with that same input."""
+    spent = dict(
+        ledger.db.execute(
+            "SELECT unit, input_hash FROM work WHERE stage = ? "
+            "AND status != 'done' AND attempts >= ?",
+            (stage, MAX_ATTEMPTS),
+        ).fetchall()
+    )
+    return [unit for unit, digest in inputs.items() if spent.get(unit) == digest]
 
 
 def get(ledger: Ledger, stage: str, unit: str) -> WorkItem | None:
