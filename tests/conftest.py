@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.ledger import Ledger
-from dreaming.model import TextModel, load
+from dreaming.model import TextModel, load, unload_all
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
 from tests.support import Answer, ScriptedModelFactory
@@ -57,3 +57,11 @@ def scripted_model(scripted_answers: Callable[[Iterable[Answer]], Path]) -> Scri
         return load(f"scripted:{scripted_answers(answers)}")
 
     return make
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _models_released() -> Iterator[None]:
+    """Models a test left loaded are closed before the interpreter tears down the
+    modules their destructors need (llama.cpp's would print errors at exit)."""
+    yield
+    unload_all()
