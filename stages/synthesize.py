@@ -99,6 +99,10 @@ def plan(ctx: StageContext, bucket_id: int) -> dict[str, list[str]]:
     """The bucket's delta per article: chunks not yet woven into it, in delta order;
     articles in the order their first chunk comes."""
     delta = buckets.delta(ctx.ledger, bucket_id)
+    if bucket_id == CAPTURED:
+        # A chunk whose story is still open is that story's to weave, once.
+        in_story = buckets.pending_in_a_story(ctx.ledger, delta)
+        delta = [c for c in delta if c not in in_story]
     done = woven.into(ctx.ledger, delta)
     out: dict[str, list[str]] = {}
     for t in woven.targets(ctx.ledger, delta):

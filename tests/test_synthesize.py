@@ -11,7 +11,7 @@ import pytest
 
 from dreaming.article import build, check, parse, problems
 from dreaming.audit import audit
-from dreaming.ledger import Ledger, buckets, woven
+from dreaming.ledger import Ledger, buckets, runs, woven
 from dreaming.model import BudgetExhausted, Completion, Constraint, TextModel
 from dreaming.vault import Vault, checksum
 from stages import update
@@ -331,6 +331,34 @@ def test_captured_only_chunks_stay_in_the_delta_and_make_no_unit(
     captured_subject(ledger, "wild yeast", [chunk])
     assert list(SynthesizeStage().units(context(vault, ledger, None))) == []
     assert buckets.delta(ledger, bucket) == [chunk]
+
+
+def test_a_chunk_in_its_open_story_and_in_captured_is_woven_by_its_story_alone(
+    vault: Vault, ledger: Ledger
+) -> None:
+    chunk = seed(ledger, STARTER)
+    bucket = story(ledger, "baking rye bread", [chunk])
+    article_subject(ledger, "rye flour", "Rye_Flour", [chunk])
+    captured_subject(ledger, "wild yeast", [chunk])
+    with ledger.transaction():
+        buckets.add_chunk(ledger, buckets.CAPTURED, chunk, "2026-01-01T00:00:00+00:00")
+    keys = [u.key for u in SynthesizeStage().units(context(vault, ledger, None))]
+    assert keys == [f"{bucket}/Rye_Flour"]
+
+
+def test_a_captured_chunk_whose_story_is_done_reaches_a_subject_that_graduated(
+    vault: Vault, ledger: Ledger
+) -> None:
+    chunk = seed(ledger, STARTER)
+    bucket = story(ledger, "baking rye bread", [chunk])
+    earlier = runs.Run("earlier", "night", "2026-01-01T00:00:00+00:00", None, "running")
+    with ledger.transaction():
+        runs.put(ledger, earlier)
+        buckets.add_chunk(ledger, buckets.CAPTURED, chunk, "2026-01-01T00:00:00+00:00")
+        buckets.mark_synthesized(ledger, bucket, [chunk], earlier.id)
+    article_subject(ledger, "wild yeast", "Wild_Yeast", [chunk])
+    keys = [u.key for u in SynthesizeStage().units(context(vault, ledger, None))]
+    assert keys == [f"{buckets.CAPTURED}/Wild_Yeast"]
 
 
 def test_a_redirected_subject_s_chunk_lands_in_its_target_and_its_name_becomes_an_alias(
