@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -112,3 +113,18 @@ def test_a_failed_savepoint_undoes_only_its_own_writes(tmp_path: Path) -> None:
             with led.savepoint("two"):
                 watermarks.put(led, "also kept", "3", "now")
         assert [watermarks.get(led, n) for n in ("kept", "undone", "also kept")] == ["1", None, "3"]
+
+
+def test_a_lookup_of_more_values_than_sqlite_binds_at_once_sees_them_all(
+    tmp_path: Path,
+) -> None:
+    with Ledger(tmp_path / "l.sqlite") as led:
+        wanted = [f"{n:08x}" for n in range(2500)]
+        rows = led.each_in("SELECT value FROM json_each(?) WHERE value IN ({marks})", wanted, "[]")
+        assert list(rows) == []
+        rows = led.each_in(
+            "SELECT value FROM json_each(?) WHERE value IN ({marks})",
+            wanted,
+            json.dumps(wanted[::7]),
+        )
+        assert sorted(r[0] for r in rows) == sorted(wanted[::7])

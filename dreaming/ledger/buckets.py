@@ -163,16 +163,12 @@ def of_chunk(ledger: Ledger, chunk_id: str) -> list[int]:
 
 def pending_in_a_story(ledger: Ledger, chunk_ids: Sequence[str]) -> set[str]:
     """Those of `chunk_ids` not yet synthesized in a story bucket (any but `_captured`)."""
-    found: set[str] = set()
-    for start in range(0, len(chunk_ids), 500):
-        batch = list(chunk_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        found.update(
-            row[0]
-            for row in ledger.db.execute(
-                "SELECT DISTINCT chunk_id FROM bucket_chunks WHERE bucket_id != ? "
-                f"AND synthesized_run IS NULL AND chunk_id IN ({marks})",
-                (CAPTURED, *batch),
-            )
+    return {
+        row[0]
+        for row in ledger.each_in(
+            "SELECT DISTINCT chunk_id FROM bucket_chunks WHERE bucket_id != ? "
+            "AND synthesized_run IS NULL AND chunk_id IN ({marks})",
+            chunk_ids,
+            CAPTURED,
         )
-    return found
+    }

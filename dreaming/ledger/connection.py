@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,6 +23,8 @@ from dreaming.errors import LedgerError
 from dreaming.ledger.migrations import MIGRATIONS
 
 _WAL_PATIENCE_S = 30.0
+_BATCH = 500
+"""Values bound in one `IN (...)`: well under SQLite's smallest variable limit (999)."""
 
 
 def _enter_wal(db: sqlite3.Connection) -> None:
@@ -127,6 +129,15 @@ class Ledger:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
+
+    def each_in(self, sql: str, values: Sequence[object], *before: object) -> Iterator[sqlite3.Row]:
+        """The rows of `sql` for every value of `values`: `sql` holds one `IN ({marks})`
+        and `before` are the parameters ahead of it. Runs in batches SQLite's limit on
+        variables allows, so a list of any length is one call."""
+        for start in range(0, len(values), _BATCH):
+            batch = list(values[start : start + _BATCH])
+            marks = ",".join("?" * len(batch))
+            yield from self.db.execute(sql.format(marks=marks), (*before, *batch))
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

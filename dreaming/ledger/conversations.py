@@ -86,15 +86,8 @@ def get(ledger: Ledger, conv_id: str) -> Stored | None:
 def known_hash8s(ledger: Ledger, hash8s: Iterable[str]) -> set[str]:
     """Those of `hash8s` that name a stored conversation (what a citation's `conv:HASH` is)."""
     wanted = sorted(set(hash8s))
-    found: set[str] = set()
-    for i in range(0, len(wanted), 500):
-        batch = wanted[i : i + 500]
-        marks = ",".join("?" * len(batch))
-        rows = ledger.db.execute(
-            f"SELECT DISTINCT hash8 FROM conversations WHERE hash8 IN ({marks})", batch
-        )
-        found.update(str(row[0]) for row in rows)
-    return found
+    sql = "SELECT DISTINCT hash8 FROM conversations WHERE hash8 IN ({marks})"
+    return {str(row[0]) for row in ledger.each_in(sql, wanted)}
 
 
 def with_content(ledger: Ledger, source: str, content_sha: str) -> str | None:

@@ -28,24 +28,20 @@ def targets(ledger: Ledger, chunk_ids: Sequence[str]) -> list[Target]:
     """Where each chunk's subjects live, in the order of `chunk_ids`, then by stem and
     subject; a subject with no article and no redirect (captured, candidate) has none."""
     order = {c: i for i, c in enumerate(chunk_ids)}
-    found: list[Target] = []
-    for start in range(0, len(chunk_ids), 500):
-        batch = list(chunk_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        found += [
-            Target(*row)
-            for row in ledger.db.execute(
-                "SELECT cs.chunk_id, "
-                "CASE WHEN s.status = 'article' THEN s.article_stem ELSE r.target_stem END, "
-                "cs.subject, cs.surface FROM chunk_subjects cs "
-                "JOIN subjects s ON s.name = cs.subject "
-                "LEFT JOIN subject_redirects r ON r.subject = cs.subject "
-                f"WHERE cs.chunk_id IN ({marks}) "
-                "AND (s.status = 'article' "
-                "OR (s.status = 'redirect' AND r.target_stem IS NOT NULL))",
-                batch,
-            )
-        ]
+    found = [
+        Target(*row)
+        for row in ledger.each_in(
+            "SELECT cs.chunk_id, "
+            "CASE WHEN s.status = 'article' THEN s.article_stem ELSE r.target_stem END, "
+            "cs.subject, cs.surface FROM chunk_subjects cs "
+            "JOIN subjects s ON s.name = cs.subject "
+            "LEFT JOIN subject_redirects r ON r.subject = cs.subject "
+            "WHERE cs.chunk_id IN ({marks}) "
+            "AND (s.status = 'article' "
+            "OR (s.status = 'redirect' AND r.target_stem IS NOT NULL))",
+            chunk_ids,
+        )
+    ]
     return sorted(found, key=lambda t: (order[t.chunk_id], t.stem, t.subject))
 
 
@@ -60,33 +56,23 @@ def record(ledger: Ledger, stem: str, chunk_ids: Sequence[str], run_id: str, now
 
 def into(ledger: Ledger, chunk_ids: Sequence[str]) -> set[tuple[str, str]]:
     """(chunk, stem) for each of these chunks already woven into an article."""
-    found: set[tuple[str, str]] = set()
-    for start in range(0, len(chunk_ids), 500):
-        batch = list(chunk_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        found |= {
-            (row[0], row[1])
-            for row in ledger.db.execute(
-                f"SELECT chunk_id, stem FROM woven WHERE chunk_id IN ({marks})", batch
-            )
-        }
-    return found
+    return {
+        (row[0], row[1])
+        for row in ledger.each_in(
+            "SELECT chunk_id, stem FROM woven WHERE chunk_id IN ({marks})", chunk_ids
+        )
+    }
 
 
 def unhomed(ledger: Ledger, chunk_ids: Sequence[str]) -> set[str]:
     """Those of `chunk_ids` naming a subject with no home yet (captured or candidate):
     they stay in `_captured` until it graduates."""
-    found: set[str] = set()
-    for start in range(0, len(chunk_ids), 500):
-        batch = list(chunk_ids[start : start + 500])
-        marks = ",".join("?" * len(batch))
-        found.update(
-            row[0]
-            for row in ledger.db.execute(
-                "SELECT DISTINCT cs.chunk_id FROM chunk_subjects cs "
-                "JOIN subjects s ON s.name = cs.subject "
-                f"WHERE cs.chunk_id IN ({marks}) AND s.status IN ('captured', 'candidate')",
-                batch,
-            )
+    return {
+        row[0]
+        for row in ledger.each_in(
+            "SELECT DISTINCT cs.chunk_id FROM chunk_subjects cs "
+            "JOIN subjects s ON s.name = cs.subject "
+            "WHERE cs.chunk_id IN ({marks}) AND s.status IN ('captured', 'candidate')",
+            chunk_ids,
         )
-    return found
+    }
