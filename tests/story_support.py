@@ -4,14 +4,13 @@ chunks, the subjects EXTRACT would have found in them, and a model that counts c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, chunks, conversations, runs, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
 from dreaming.ledger.subjects import Mention
-from dreaming.model import Completion, Constraint, TextModel
+from dreaming.model import TextModel
 from dreaming.policy import Policy
 from dreaming.raw.types import Message
 from dreaming.subjects import canonical
@@ -51,31 +50,6 @@ def names(ledger: Ledger, chunk_id: str, *displays: str, main: str | None = None
         key = canonical(display)
         subjects.add(ledger, key, display, NOW)
         subjects.mention(ledger, Mention(chunk_id, key, display, display == main))
-
-
-@dataclass
-class Counting:
-    """Another model's answers, counting the calls made to it."""
-
-    inner: TextModel
-    asked: list[str] = field(default_factory=list)
-    spec: str = "counting"
-    load_seconds: float | None = None
-
-    def complete(
-        self,
-        stage: str,
-        system: str | None,
-        user: str,
-        *,
-        unit: str | None = None,
-        constraint: Constraint | None = None,
-    ) -> Completion:
-        self.asked.append(user)
-        return self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
-
-    def unload(self) -> None:
-        """Nothing is held."""
 
 
 def no_model() -> TextModel:

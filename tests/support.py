@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from dreaming.model import Completion, Constraint
+
 if TYPE_CHECKING:
     from dreaming.model import TextModel
     from dreaming.vault import Vault
@@ -68,3 +70,47 @@ def drop(vault: Vault, name: str, text: str | bytes) -> Path:
     else:
         path.write_bytes(text)
     return path
+
+
+class Counting:
+    """Another model's answers, keeping every prompt asked of it. `during(system)` runs
+    before each answer: a person saving a file mid-call, a budget running out."""
+
+    load_seconds = None
+
+    def __init__(
+        self,
+        inner: TextModel | None,
+        during: Callable[[str | None], object] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.during = during
+        self.asked: list[str] = []
+
+    @property
+    def spec(self) -> str:
+        return "counting" if self.inner is None else self.inner.spec
+
+    @property
+    def calls(self) -> int:
+        return len(self.asked)
+
+    def complete(
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
+    ) -> Completion:
+        self.asked.append(user)
+        if self.during is not None:
+            self.during(system)
+        if self.inner is None:
+            raise AssertionError("this run should call no model")
+        return self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
+
+    def unload(self) -> None:
+        if self.inner is not None:
+            self.inner.unload()

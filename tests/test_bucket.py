@@ -19,8 +19,8 @@ from stages.pipeline import run_stage
 from stages.prompts import bucket as prompt
 from stages.segment_plan import STOPWORDS
 from tests.fixtures.bucket_resolve.gold import STORIES
-from tests.story_support import Counting, context, conversation, run
-from tests.support import Answer, ScriptedModelFactory, best_seconds
+from tests.story_support import context, conversation, run
+from tests.support import Answer, Counting, ScriptedModelFactory, best_seconds
 
 LATER = "2026-03-09T03:00:00+00:00"
 MUCH_LATER = "2026-09-09T03:00:00+00:00"

@@ -16,8 +16,8 @@ from stages.pipeline import run_stage
 from stages.prompts import resolve as prompt
 from stages.resolve import Homes, ResolveStage
 from tests.fixtures.bucket_resolve.gold import THINGS
-from tests.story_support import RUN, Counting, context, conversation, names, run
-from tests.support import Answer, ScriptedModelFactory
+from tests.story_support import RUN, context, conversation, names, run
+from tests.support import Answer, Counting, ScriptedModelFactory
 
 LATER = "2026-03-09T03:00:00+00:00"
 

@@ -12,7 +12,7 @@ import pytest
 from dreaming.article import build, check, parse, problems
 from dreaming.audit import audit
 from dreaming.ledger import Ledger, buckets, runs, woven
-from dreaming.model import BudgetExhausted, Completion, Constraint, TextModel
+from dreaming.model import BudgetExhausted
 from dreaming.vault import Vault, checksum
 from stages import update
 from stages.pipeline import run_stage
@@ -20,7 +20,7 @@ from stages.prompts import create as prompt
 from stages.sources import Source, load
 from stages.synthesize import SynthesizeStage
 from stages.update import Revision
-from tests.support import Answer, ScriptedModelFactory
+from tests.support import Answer, Counting, ScriptedModelFactory
 from tests.synth_support import (
     Talk,
     article_subject,
@@ -58,40 +58,6 @@ DRAFTS = (
 )
 LEAD = "Rye flour is a flour milled from rye grain. The user bakes with it."
 TITLE = "Rye Flour"
-
-
-class Counting:
-    """A model that counts its calls and can act as a person mid-call."""
-
-    def __init__(self, inner: TextModel, during: object = None) -> None:
-        self.inner = inner
-        self.calls = 0
-        self.during = during
-
-    @property
-    def spec(self) -> str:
-        return self.inner.spec
-
-    @property
-    def load_seconds(self) -> float | None:
-        return None
-
-    def complete(
-        self,
-        stage: str,
-        system: str | None,
-        user: str,
-        *,
-        unit: str | None = None,
-        constraint: Constraint | None = None,
-    ) -> Completion:
-        self.calls += 1
-        if callable(self.during):
-            self.during(system)
-        return self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
-
-    def unload(self) -> None:
-        self.inner.unload()
 
 
 def two_talks(ledger: Ledger) -> tuple[list[str], list[Source]]:
@@ -278,7 +244,7 @@ def test_a_person_editing_the_article_while_it_is_revised_wins_and_the_unit_is_r
         return Revision(text.replace("A flour.", "A flour, revised."), ("",))
 
     monkeypatch.setattr(update, "revise", revise)
-    report = run_stage(SynthesizeStage(), context(vault, ledger, Counting(None)))  # type: ignore[arg-type]
+    report = run_stage(SynthesizeStage(), context(vault, ledger, Counting(None)))
     assert report.rejected == 1
     assert article(vault).read_text(encoding="utf-8") == mine
     assert woven.into(ledger, ids) == set()
@@ -296,7 +262,7 @@ def test_an_existing_article_goes_to_update_with_its_checksum_as_the_base(
         seen.append((title, [s.chunk_id for s in sources]))
 
     monkeypatch.setattr(update, "revise", revise)
-    report = run_stage(SynthesizeStage(), context(vault, ledger, Counting(None)))  # type: ignore[arg-type]
+    report = run_stage(SynthesizeStage(), context(vault, ledger, Counting(None)))
     assert seen == [("Rye Flour", ids)]
     assert report.failed == 1
     assert article(vault).read_text(encoding="utf-8") == base
