@@ -212,7 +212,10 @@ def _night(
             model.append(metered(app.model, app.settings, ledger, run_id))
         return model[0]
 
-    ctx = StageContext(vault, ledger, app.settings, Policy(vault), run_id, the_model, now, writer)
+    policy = Policy(vault, keep=True)
+    ctx = StageContext(vault, ledger, app.settings, policy, run_id, the_model, now, writer)
+    # The same list: a page found broken later in the run is reported too.
+    report.notices = policy.problems
     try:
         report.ingest = ingest(
             vault,

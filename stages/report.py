@@ -93,6 +93,8 @@ class NightReport:
     """Besides the stages' own: the report's."""
     report: str | None = None
     report_error: str | None = None
+    notices: list[str] = field(default_factory=list)
+    """Files the person should fix (a broken Meta page and what is in force instead)."""
     interrupted: int = 0
     """Earlier runs this one found killed: it reports, so the Log page a killed run
     wrote but could not commit is committed now."""
@@ -162,6 +164,7 @@ def section(report: NightReport) -> str:
         lines.append(
             f"Budget spent, {left} units left for the next run: {_plain(report.budget_spent)}"
         )
+    lines += _listed("Needs your attention", [_plain(n) for n in report.notices])
     lines += ["", "### Ingest", "", _ingest_line(report.ingest)]
     by = f" (written by {_plain(report.model)})"
     created = [_link(a.stem) + by for a in report.articles if a.created]

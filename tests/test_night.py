@@ -73,3 +73,15 @@ def test_a_second_night_with_nothing_new_calls_no_model_and_commits_nothing(
     calls = model.calls
     assert night(vault) == 0
     assert model.calls == calls
+
+
+def test_a_broken_meta_page_is_reported_and_the_night_still_runs(
+    vault: Vault, model: RuleModel
+) -> None:
+    drop(vault, "talk.md", TALK)
+    (vault.meta / "Chunking.md").write_bytes(b"\xff\xfe broken")
+    assert night(vault) == 2
+    log = next(vault.log.glob("2*.md")).read_text(encoding="utf-8")
+    assert "### Needs your attention" in log
+    assert "Chunking.md: not UTF-8 text; save it as UTF-8" in log
+    assert (vault.root / "articles" / "Sourdough_Bread.md").is_file()

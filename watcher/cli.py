@@ -255,6 +255,8 @@ def _print_plan(report: NightReport) -> None:
 
 
 def _print_night(report: NightReport) -> None:
+    for notice in report.notices:
+        err.print(f"dreaming: {shown(notice)}", markup=False)
     for s in report.stages:
         for unit, why in s.failures:
             err.print(f"dreaming: {s.stage} {shown(unit)}: {shown(why)}", markup=False)
