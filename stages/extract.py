@@ -20,6 +20,7 @@ from dreaming.ledger.subjects import Mention
 from dreaming.model import Choice, ModelCallError, TextModel
 from dreaming.subjects import AliasIndex, declared_aliases
 from stages.prompts import extract as prompt
+from stages.segment_plan import ignore_patterns, ignored
 from stages.stage import StageContext, StageName, Unit, UnitResult
 
 MESSAGE_CHARS = 1500
@@ -58,15 +59,17 @@ class ExtractStage:
     name: StageName = "extract"
 
     def __init__(self) -> None:
-        self._index: AliasIndex | None = None
+        # Built once a run: articles written by earlier runs bring their aliases.
+        self._index: tuple[str, AliasIndex] | None = None
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         entities = ctx.policy.page("Entities").checksum
+        ignore = ctx.policy.page("Topics_to_Ignore").checksum
         for chunk, messages in chunks.in_order_with_messages(ctx.ledger):
             text = full_text(messages)
             digest = hashlib.sha256(
                 "\x00".join(
-                    (text, entities, prompt.VERSION, ctx.settings.model, str(TOTAL_CHARS))
+                    (text, entities, ignore, prompt.VERSION, ctx.settings.model, str(TOTAL_CHARS))
                 ).encode("utf-8")
             ).hexdigest()
             yield Unit(chunk.id, digest, chunk.label)
@@ -75,6 +78,11 @@ class ExtractStage:
         chunk = _chunk(ctx, unit.key)
         if chunk is None:
             return UnitResult("failed", f"chunk {unit.key} is gone; segment again")
+        if ignored(chunk.label, ignore_patterns(ctx.policy.text("Topics_to_Ignore"))):
+            # Kept, never dropped; it just names nothing that could become an article.
+            with ctx.ledger.transaction():
+                subjects.forget_mentions(ctx.ledger, chunk.id)
+            return UnitResult("done", "its topic is in Meta/Topics_to_Ignore.md")
         messages = _messages(ctx, chunk)
         candidates = propose(full_text(messages), self._alias_index(ctx))
         text = chunk_text(messages)
@@ -93,12 +101,13 @@ class ExtractStage:
         return UnitResult("done")
 
     def _alias_index(self, ctx: StageContext) -> AliasIndex:
-        if self._index is None:
-            self._index = AliasIndex.build(
+        if self._index is None or self._index[0] != ctx.run_id:
+            index = AliasIndex.build(
                 declared_aliases(ctx.policy.text("Entities")),
                 article_index.alias_titles(ctx.ledger),
             )
-        return self._index
+            self._index = (ctx.run_id, index)
+        return self._index[1]
 
 
 def judge(

@@ -4,6 +4,7 @@ and the ones judged yes become subjects with a mention of the chunk."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from dreaming.subjects import AliasIndex
 from dreaming.vault import Vault
 from stages.extract import ExtractStage, chunk_text, full_text
 from stages.prompts import extract as prompt
-from stages.stage import StageContext, Unit
+from stages.stage import StageContext, Unit, UnitResult
 from tests.fixtures.extract.gold import SYNTHETIC, GoldChunk
 from tests.fixtures.model.support import TINY, tiny_cache
 from tests.support import Answer, ScriptedModelFactory
@@ -178,6 +179,27 @@ def test_units_are_chunks_oldest_conversation_first(vault: Vault, ledger: Ledger
     assert [u.key for u in ExtractStage().units(ctx)] == ["older:0-1", "newer:0-2"]
 
 
+def test_a_chunk_whose_topic_is_ignored_names_no_subject_and_calls_no_model(
+    vault: Vault, ledger: Ledger
+) -> None:
+    chunk_id = seed(ledger, GARDEN)
+    page = vault.meta / "Topics_to_Ignore.md"
+    text = page.read_text(encoding="utf-8").replace("```ignore\n", f"```ignore\n{GARDEN.name}\n")
+    page.write_text(text, encoding="utf-8")
+    ctx = context(vault, ledger)
+    result = ExtractStage().run(ctx, only_unit(ctx))
+    assert result == UnitResult("done", "its topic is in Meta/Topics_to_Ignore.md")
+    assert subjects.mentions_in(ledger, chunk_id) == []
+
+
+def test_an_edited_ignore_page_makes_the_unit_new(vault: Vault, ledger: Ledger) -> None:
+    seed(ledger, BREAD)
+    before = only_unit(context(vault, ledger))
+    page = vault.meta / "Topics_to_Ignore.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nx\n", encoding="utf-8")
+    assert only_unit(context(vault, ledger)).input_hash != before.input_hash
+
+
 def test_an_edited_entities_page_makes_the_unit_new(vault: Vault, ledger: Ledger) -> None:
     seed(ledger, BREAD)
     before = only_unit(context(vault, ledger))
@@ -266,3 +288,25 @@ def test_an_article_alias_names_the_subject_by_the_article_title(
     assert subjects.mentions_in(ledger, chunk_id) == [
         Mention(chunk_id, "tomato plant", "love apple", True)
     ]
+
+
+def test_an_alias_from_an_article_written_after_an_earlier_run_is_known_the_next_run(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    stage = ExtractStage()
+    gold = GoldChunk("apples", (("user", "My love apple seedlings are leggy."),), frozenset())
+    chunk_id = seed(ledger, gold)
+    earlier = context(vault, ledger)
+    stage.run(earlier, only_unit(earlier))
+    infobox = {"kind": "thing", "aliases": "love apple"}
+    article = build("Tomato Plant", lead="A plant.", sections=[], infobox=infobox)
+    (vault.articles / "Tomato_Plant.md").write_text(article, encoding="utf-8")
+    reindex(vault, ledger)
+    body = chunk_text([conversations.StoredMessage("user", gold.messages[0][1], None)])
+    script = [
+        Answer("extract", prompt.about(body, "Tomato Plant"), "yes", prompt.SYSTEM),
+        Answer("extract", prompt.main(body, "Tomato Plant"), "yes", prompt.SYSTEM),
+    ]
+    later = replace(context(vault, ledger, scripted_model(script)), run_id="n2")
+    assert stage.run(later, only_unit(later)).status == "done"
+    assert [m.subject for m in subjects.mentions_in(ledger, chunk_id)] == ["tomato plant"]
