@@ -20,6 +20,11 @@ def dreaming(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
     )
 
 
+def test_init_says_the_next_step_is_a_night(tmp_path: Path) -> None:
+    made = dreaming("init", str(tmp_path / "v"))
+    assert made.stdout.endswith(f"dreaming synthesize --vault {tmp_path / 'v'}\n")
+
+
 def test_init_ingest_status_round_trip(tmp_path: Path) -> None:
     root = tmp_path / "v"
     assert dreaming("init", str(root)).returncode == 0

@@ -82,7 +82,7 @@ def init(path: Path) -> None:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
     out.print(
         f"Next: drop transcripts into {shown(report.vault.raw)} and run: "
-        f"dreaming ingest --vault {shlex.quote(shown(root))}",
+        f"dreaming synthesize --vault {shlex.quote(shown(root))}",
         markup=False,
     )
 
