@@ -136,11 +136,13 @@ def audit(vault: Vault, ledger: Ledger | None) -> AuditReport:
 
 def _kinds(vault: Vault, report: AuditReport) -> tuple[str, ...]:
     """The closed set of infobox kinds: the `kind:` line of each schema block in Meta."""
+    policy = Policy(vault)
     try:
-        text = Policy(vault).text(SCHEMAS_PAGE)
+        text = policy.text(SCHEMAS_PAGE)
     except PolicyError as e:
         report.unchecked.append(f"{e}; infobox kinds checked against {', '.join(KINDS)}")
         return KINDS
+    report.unchecked += [f"{p}; infobox kinds checked against it" for p in policy.problems]
     kinds = schema_kinds(text)
     if not kinds:
         report.unchecked.append(
