@@ -23,6 +23,7 @@ from dreaming.errors import DreamingError, ModelError
 from dreaming.ledger import Ledger, gate_rejections, model_calls, raw_files, runs, subjects, work
 from dreaming.model import BudgetExhausted, MeteredModel, TextModel
 from dreaming.policy import Policy
+from dreaming.reindex import reindex
 from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.lock import run_lock
 from dreaming.vault.raw_folder import raw_files as raw_paths
@@ -252,6 +253,10 @@ def _finish(
     ledger, run_id = app.ledger, report.run_id
     report.status = status
     report.articles = list(writer.articles)
+    if report.articles or report.interrupted:
+        # The next night's EXTRACT and RESOLVE know the new titles and aliases, and
+        # `status` counts the new articles (a killed run's too).
+        reindex(app.vault, ledger)
     report.conflicts = list(writer.conflicts)
     report.noops = gate_rejections.of_run(ledger, run_id)
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]

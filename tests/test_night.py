@@ -9,8 +9,9 @@ import pytest
 
 import dreaming.model
 from dreaming.config import Settings
-from dreaming.ledger import Ledger, chunks, conversations, subjects
+from dreaming.ledger import Ledger, article_index, chunks, conversations, subjects
 from dreaming.model import TextModel
+from dreaming.status import status
 from dreaming.vault import Vault
 from stages.pipeline import run_night
 from tests.rule_model import RuleModel
@@ -85,3 +86,13 @@ def test_a_broken_meta_page_is_reported_and_the_night_still_runs(
     assert "### Needs your attention" in log
     assert "Chunking.md: not UTF-8 text; save it as UTF-8" in log
     assert (vault.root / "articles" / "Sourdough_Bread.md").is_file()
+
+
+def test_a_night_s_new_articles_are_indexed_for_status_and_the_next_night(
+    vault: Vault, model: RuleModel
+) -> None:
+    drop(vault, "talk.md", TALK)
+    night(vault)
+    with Ledger(vault.ledger_path) as db:
+        assert status(db)["articles"] == 1
+        assert ("sourdough bread", "Sourdough Bread") in article_index.alias_titles(db)
