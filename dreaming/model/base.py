@@ -221,7 +221,26 @@ class InProcessModel:
         with self._lock:
             self._ensure_loaded()
 
+    def complete(
+        self,
+        stage: str,
+        system: str | None,
+        user: str,
+        *,
+        unit: str | None = None,
+        constraint: Constraint | None = None,
+    ) -> Completion:
+        with self._lock:
+            self._ensure_loaded()
+            return self._complete(stage, system, user, constraint)
+
     def _ensure_loaded(self) -> object:
+        raise NotImplementedError
+
+    def _complete(
+        self, stage: str, system: str | None, user: str, constraint: Constraint | None
+    ) -> Completion:
+        """One answer, the weights loaded and the lock held."""
         raise NotImplementedError
 
 

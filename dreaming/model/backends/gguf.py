@@ -215,27 +215,10 @@ class GGUFModel(InProcessModel):
             tokens = tokens[1:]  # the template wrote BOS and the tokenizer added another
         return tokens
 
-    def complete(
-        self,
-        stage: str,
-        system: str | None,
-        user: str,
-        *,
-        unit: str | None = None,
-        constraint: Constraint | None = None,
-    ) -> Completion:
-        with self._lock:
-            engine = self._ensure_loaded()
-            return self._complete(engine, stage, system, user, constraint)
-
     def _complete(
-        self,
-        engine: Engine,
-        stage: str,
-        system: str | None,
-        user: str,
-        constraint: Constraint | None,
+        self, stage: str, system: str | None, user: str, constraint: Constraint | None
     ) -> Completion:
+        engine = self._ensure_loaded()
         started = time.perf_counter()
         tokens = self._prompt_tokens(engine, system, user)
         if len(tokens) + MAX_OUTPUT_TOKENS > CONTEXT_TOKENS:

@@ -98,19 +98,6 @@ class MlxModel(InProcessModel):
         ids: list[int] = tokenizer.encode(text, add_special_tokens=False)
         return ids
 
-    def complete(
-        self,
-        stage: str,
-        system: str | None,
-        user: str,
-        *,
-        unit: str | None = None,
-        constraint: Constraint | None = None,
-    ) -> Completion:
-        with self._lock:
-            self._ensure_loaded()
-            return self._complete(stage, system, user, constraint)
-
     def _stage_cache(self, stage: str) -> _StageCache:
         from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache
 
