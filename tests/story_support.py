@@ -5,19 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dreaming.config import Settings
-from dreaming.ledger import Ledger, chunks, conversations, runs, subjects
+from dreaming.ledger import Ledger, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
 from dreaming.ledger.subjects import Mention
 from dreaming.model import TextModel
-from dreaming.policy import Policy
 from dreaming.raw.types import Message
 from dreaming.subjects import canonical
 from dreaming.vault import Vault
 from stages.pipeline import run_stage
 from stages.report import StageReport
 from stages.stage import Stage, StageContext
+from tests.support import stage_context
 
 NOW = "2026-03-02T03:00:00+00:00"
 RUN = "n1"
@@ -52,23 +51,9 @@ def names(ledger: Ledger, chunk_id: str, *displays: str, main: str | None = None
         subjects.mention(ledger, Mention(chunk_id, key, display, display == main))
 
 
-def no_model() -> TextModel:
-    raise AssertionError("this run should call no model")
-
-
 def context(vault: Vault, ledger: Ledger, model: TextModel | None = None) -> StageContext:
-    """A run's context (its `runs` row made), on `model` or on none at all."""
-    if runs.get(ledger, RUN) is None:
-        runs.put(ledger, runs.Run(RUN, "night", NOW, None, "running"))
-    return StageContext(
-        vault=vault,
-        ledger=ledger,
-        settings=Settings(vault=vault.root, model="scripted:test"),
-        policy=Policy(vault),
-        run_id=RUN,
-        model=(lambda: model) if model is not None else no_model,
-        now=lambda: NOW,
-    )
+    """A run's context, on `model` or on none at all."""
+    return stage_context(vault, ledger, model, run_id=RUN, now=NOW)
 
 
 def run(stage: Stage, ctx: StageContext) -> StageReport:

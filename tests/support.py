@@ -14,8 +14,10 @@ import pytest
 from dreaming.model import Completion, Constraint
 
 if TYPE_CHECKING:
+    from dreaming.ledger import Ledger
     from dreaming.model import TextModel
     from dreaming.vault import Vault
+    from stages.stage import StageContext
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"
@@ -114,3 +116,38 @@ class Counting:
     def unload(self) -> None:
         if self.inner is not None:
             self.inner.unload()
+
+
+def stage_context(
+    vault: Vault,
+    ledger: Ledger,
+    model: TextModel | None,
+    *,
+    run_id: str,
+    now: str,
+    write: bool = False,
+) -> StageContext:
+    """A run's context as the runner makes one (its `runs` row too), on `model` or on
+    none at all (a call then fails the test); `write`: with the run's Writer."""
+    from dreaming.config import Settings
+    from dreaming.ledger import runs
+    from dreaming.policy import Policy
+    from dreaming.vault import OwnWrites
+    from stages.stage import StageContext
+    from stages.write import Writer
+
+    def no_model() -> TextModel:
+        raise AssertionError("this run should call no model")
+
+    if runs.get(ledger, run_id) is None:
+        runs.put(ledger, runs.Run(run_id, "night", now, None, "running"))
+    return StageContext(
+        vault=vault,
+        ledger=ledger,
+        settings=Settings(vault=vault.root, model="scripted:test"),
+        policy=Policy(vault),
+        run_id=run_id,
+        model=(lambda: model) if model is not None else no_model,
+        now=lambda: now,
+        writer=Writer(vault, ledger, OwnWrites(), run_id) if write else None,
+    )

@@ -6,21 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.config import Settings
-from dreaming.ledger import Ledger, buckets, chunks, conversations, runs, subjects
+from dreaming.ledger import Ledger, buckets, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
 from dreaming.ledger.subjects import Mention
 from dreaming.model import TextModel
-from dreaming.policy import Policy
 from dreaming.raw.types import Message
-from dreaming.vault import OwnWrites, Vault
+from dreaming.vault import Vault
 from stages import proto
 from stages.prompts import create as prompt
 from stages.sources import Source
 from stages.stage import StageContext
-from stages.write import Writer
-from tests.support import Answer
+from tests.support import Answer, stage_context
 
 NOW = "2026-03-02T03:00:00+00:00"
 RUN = "run00000001"
@@ -95,21 +92,7 @@ def captured_subject(ledger: Ledger, name: str, chunk_ids: Sequence[str]) -> Non
 def context(
     vault: Vault, ledger: Ledger, model: TextModel | None, *, dry_run: bool = False
 ) -> StageContext:
-    def no_model() -> TextModel:
-        raise AssertionError("this run should call no model")
-
-    if runs.get(ledger, RUN) is None:
-        runs.put(ledger, runs.Run(RUN, "night", NOW, None, "running"))
-    return StageContext(
-        vault=vault,
-        ledger=ledger,
-        settings=Settings(vault=vault.root, model="scripted:test"),
-        policy=Policy(vault),
-        run_id=RUN,
-        model=(lambda: model) if model is not None else no_model,
-        now=lambda: NOW,
-        writer=None if dry_run else Writer(vault, ledger, OwnWrites(), RUN),
-    )
+    return stage_context(vault, ledger, model, run_id=RUN, now=NOW, write=not dry_run)
 
 
 KINDS = ("thing", "person", "domain", "project", "standard")
