@@ -106,3 +106,11 @@ class Policy:
             self.problems.append(f"{problem}; until then {source} is in force")
             return PolicyPage(name, text, checksum(data))
         raise problem
+
+
+def accept_edit(vault: Vault, name: str) -> list[str]:
+    """Check the person's edit of `Meta/<name>.md`: no problems means it is valid and is now
+    the page's last good version; otherwise one line a problem (the last good stays)."""
+    policy = Policy(vault, keep=True)
+    policy.page(name)
+    return policy.problems

@@ -10,50 +10,19 @@ import json
 import shlex
 import sqlite3
 import sys
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
 from dreaming.errors import DreamingError
-from watcher.app import App, implied_model
+from watcher.app import implied_model
+from watcher.console import command_app, err, out, shown, vault_option
 
 if TYPE_CHECKING:
     from dreaming.status import StatusDoc
     from stages.report import NightReport
-
-# soft_wrap: an error is one line a person can grep, however narrow the terminal.
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-# Terminal controls, bidi overrides, line breaks: a file name may hold any of them.
-_UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
-
-def shown(text: object) -> str:
-    """`text` safe for a terminal and one line: unprintable characters as escapes."""
-    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _UNSHOWN else c for c in str(text))
-
-
-def _app(vault_path: Path | None) -> App:
-    """The command's app: built on first use, kept in the click context, closed with it."""
-    ctx = click.get_current_context()
-    if not isinstance(ctx.obj, App):
-        ctx.obj = ctx.with_resource(App.open(vault_path))
-    return ctx.obj
-
-
-vault_option = click.option(
-    "--vault",
-    "vault_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="The vault folder (default: $DREAMING_VAULT, else the current folder).",
-)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -96,7 +65,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 
     from stages.ingest import ingest as run_ingest
 
-    app = _app(vault_path)
+    app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
     vault, ledger = app.vault, app.ledger
     if out.is_terminal:
@@ -138,7 +107,7 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
     from dreaming.status import status as get_status
 
-    app = _app(vault_path)
+    app = command_app(vault_path)
     doc = get_status(app.ledger)
     doc["vault"] = str(app.vault.root)
     if as_json:
@@ -153,7 +122,7 @@ def reindex(vault_path: Path | None) -> None:
     """Rebuild the article index in the ledger from articles/ (Markdown is the truth)."""
     from dreaming.reindex import reindex as run_reindex
 
-    app = _app(vault_path)
+    app = command_app(vault_path)
     report = run_reindex(app.vault, app.ledger)
     for rel, reason in report.unreadable:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
@@ -173,7 +142,7 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
     from dreaming.audit import audit as run_audit
     from dreaming.audit import audit_doc
 
-    app = _app(vault_path)
+    app = command_app(vault_path)
     report = run_audit(app.vault, app.existing_ledger())
     if as_json:
         click.echo(json.dumps(audit_doc(report, app.vault), indent=2, sort_keys=True))
@@ -200,7 +169,7 @@ def synthesize(
     """Run the night now: INGEST, then every stage, then the run report in Log/."""
     from stages.pipeline import run_night
 
-    app = _app(vault_path)
+    app = command_app(vault_path)
     if spec:
         app.use_model(spec)
     if out.is_terminal and not dry_run:

@@ -1,0 +1,46 @@
+"""What every `dreaming` command shares: the consoles, safe display of untrusted text,
+the --vault option and the command's app.
+
+Command groups live in their own modules (`watcher/cmd_*.py`) and import these from
+here, never from `watcher.cli`, which imports them to register their commands.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from watcher.app import App
+
+# soft_wrap: an error is one line a person can grep, however narrow the terminal.
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+# Terminal controls, bidi overrides, line breaks: a file name may hold any of them.
+_UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def shown(text: object) -> str:
+    """`text` safe for a terminal and one line: unprintable characters as escapes."""
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _UNSHOWN else c for c in str(text))
+
+
+def command_app(vault_path: Path | None) -> App:
+    """The command's app: built on first use, kept in the click context, closed with it."""
+    ctx = click.get_current_context()
+    if not isinstance(ctx.obj, App):
+        ctx.obj = ctx.with_resource(App.open(vault_path))
+    return ctx.obj
+
+
+vault_option = click.option(
+    "--vault",
+    "vault_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The vault folder (default: $DREAMING_VAULT, else the current folder).",
+)
