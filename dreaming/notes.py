@@ -98,15 +98,21 @@ class NotesIndex:
     """The ids of NOTES.md's lines at the last refresh, in order."""
 
     def current(self) -> list[Note]:
-        """The notes not superseded: NOTES.md's order first, then the others by id."""
-        seen: set[str] = set()
+        """The notes not superseded: NOTES.md's order, then the most recently seen."""
+        rest = sorted(
+            self.notes, key=lambda k: (_desc(self.notes[k].last_seen), self.notes[k].text)
+        )
         out: list[Note] = []
-        for key in [*self.lines, *sorted(self.notes)]:
+        for key in dict.fromkeys([*self.lines, *rest]):
             note = self.notes.get(key)
-            if note is not None and note.superseded_by is None and key not in seen:
-                seen.add(key)
+            if note is not None and note.superseded_by is None:
                 out.append(note)
         return out
+
+
+def _desc(day: str) -> tuple[int, ...]:
+    """A sort key putting later ISO days first."""
+    return tuple(-ord(c) for c in day)
 
 
 def note_id(text: str) -> str:
