@@ -122,9 +122,7 @@ row_value = st.text(
     st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"), blacklist_characters="|\\"),
     max_size=30,
 )
-free_text = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=200
-)
+free_text = st.text(st.characters(codec="utf-8", blacklist_characters="\0"), max_size=200)
 
 
 @settings(max_examples=60, deadline=None)
