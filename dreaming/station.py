@@ -69,9 +69,11 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
     try:
         repo = VaultRepo(vault.root)
         repo.check_ready()
-        for name in sorted(changed):
-            path = vault.root / (card.CARD if name == "station" else notes.NOTES)
-            sha = repo.commit_person([path], f"{path.name}: your edit")
+        # Both, whatever changed: the card is rewritten on either edit, and the person's
+        # pending text must be in a commit of theirs before ours.
+        for name in STATION_FILES:
+            path = vault.root / name
+            sha = repo.commit_person([path], f"{name}: your edit")
             if sha:
                 result.said.append(f"committed your edit of {path.name} ({sha[:7]})")
     except GitError as e:

@@ -72,6 +72,18 @@ def test_a_persons_edit_is_committed_as_theirs_then_the_heat_as_dreamings(vault:
     assert rows(vault)["Git"] == "main@" + git(vault, "rev-parse", "--short=7", "HEAD~2").strip()
 
 
+def test_a_pending_card_edit_is_committed_as_theirs_when_notes_changed(vault: Vault) -> None:
+    set_intent(vault, "my pending intent")
+    add_notes(vault, "a note")
+    settle(vault, OwnWrites(), changed={"notes"}, now=NOW)
+    authors = git(vault, "log", "-2", "--format=%an", "--", "STATION.md").split("\n")
+    assert authors[0] == "dreaming"
+    assert authors[1] != "dreaming"
+    theirs = git(vault, "show", "HEAD~1:STATION.md")
+    assert "| Intent | my pending intent |" in theirs
+    assert "Heated | —" in theirs
+
+
 def test_our_writes_are_recorded_in_the_registry(vault: Vault) -> None:
     registry = OwnWrites()
     set_intent(vault, "anything")
