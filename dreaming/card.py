@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import yaml
 
 from dreaming.article.fences import line_content, line_ending, split_lines
+from dreaming.errors import DreamingError
 
 CARD = "STATION.md"
 MAX_CARD_BYTES = 64 * 1024
@@ -30,7 +31,7 @@ _ENDS = ("## durable", "## seed")
 _ELLIPSIS = "…"
 
 
-class CardProblem(ValueError):
+class CardProblem(DreamingError):
     """Why a card cannot be heated: one line naming STATION.md and the fix."""
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from dreaming.article.fences import line_content, split_lines
+from dreaming.errors import DreamingError
 
 NOTES = "NOTES.md"
 INDEX = "session-notes.json"
@@ -78,7 +80,7 @@ STOP = frozenset(
 )
 
 
-class NotesProblem(ValueError):
+class NotesProblem(DreamingError):
     """NOTES.md or the index cannot be read: one line naming the file and the fix."""
 
 
@@ -181,11 +183,11 @@ def _replacements(
     pairs: list[tuple[str, str]] = []
     free = set(came)
     # Same place: the same neighbours on both sides (None at an end of the page).
-    slots: dict[tuple[str | None, str | None], list[str]] = {}
+    slots: dict[tuple[str | None, str | None], deque[str]] = {}
     for n, key in enumerate(after):
         if key in free:
             slot = (after[n - 1] if n else None, after[n + 1] if n + 1 < len(after) else None)
-            slots.setdefault(slot, []).append(key)
+            slots.setdefault(slot, deque()).append(key)
     left: list[str] = []
     gone_set = set(gone)
     placed: set[str] = set()
@@ -194,10 +196,13 @@ def _replacements(
             continue
         placed.add(key)
         slot = (before[n - 1] if n else None, before[n + 1] if n + 1 < len(before) else None)
-        options = [k for k in slots.get(slot, ()) if k in free]
+        options = slots.get(slot, deque())
+        while options and options[0] not in free:
+            options.popleft()
         if options:
-            pairs.append((key, options[0]))
-            free.discard(options[0])
+            new = options.popleft()
+            pairs.append((key, new))
+            free.discard(new)
         else:
             left.append(key)
     rest = [k for k in came if k in free]

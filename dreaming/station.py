@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from dreaming import card, notes
-from dreaming.errors import ConflictError, GitError
+from dreaming.errors import ConflictError, GitError, VaultError
 from dreaming.vault import OwnWrites, Vault, checksum, write_atomic
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 Changed = Literal["station", "notes"]
 STATION_FILES = (card.CARD, notes.NOTES)
+LINK = "a link; dreaming keeps only a plain file here, so put the file in its place"
 
 
 @dataclass(slots=True)
@@ -61,11 +62,18 @@ def index_path(vault: Vault) -> Path:
 
 def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str) -> Settled:
     """React to the person's edit of STATION.md and/or NOTES.md: commit it as theirs, heat
-    the card, refresh the notes index, commit what we wrote."""
+    the card, refresh the notes index, commit what we wrote.
+
+    `now` is an ISO 8601 time (`datetime.now(UTC).isoformat()`); the card shows it in local
+    time. Never raises for the person's input: whatever is refused is in `problems`."""
     from dreaming.vault.repo import VaultRepo
 
     result = Settled()
     moment = datetime.fromisoformat(now)
+    links = [n for n in STATION_FILES if (vault.root / n).is_symlink()]
+    if links:
+        result.problems += [f"{n}: {LINK}" for n in links]
+        return result
     try:
         repo = VaultRepo(vault.root)
         repo.check_ready()
@@ -80,8 +88,12 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
         result.problems.append(f"{e}; nothing heated until then")
         return result
     writes: dict[Path, tuple[_Read, bytes]] = {}
-    current = _indexed(vault, "notes" in changed, moment, writes, result)
-    station = _read(vault.root / card.CARD)
+    try:
+        current = _indexed(vault, "notes" in changed, moment, writes, result)
+        station = _read(vault.root / card.CARD)
+    except VaultError as e:
+        result.problems.append(f"{e}; nothing written")
+        return result
     if station.data is None:
         result.problems.append(
             f"{card.CARD}: missing; run `dreaming init {vault.root}` to lay a fresh card"
@@ -191,10 +203,18 @@ def _undo(written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None
 
 
 def _read(path: Path) -> _Read:
+    name = f"{path.parent.name}/{path.name}" if path.parent.name == ".dreaming" else path.name
+    if path.is_symlink():
+        # Writing would replace the link by a file, and reading would follow it anywhere.
+        raise VaultError(f"{name}: {LINK}")
     try:
         return _Read(path, path.read_bytes())
     except FileNotFoundError:
         return _Read(path, None)
+    except OSError as e:
+        raise VaultError(
+            f"{name}: cannot be read ({e.strerror}); make it a readable file, then save again"
+        ) from e
 
 
 def git_head(repo: VaultRepo) -> str:

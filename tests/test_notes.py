@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreaming.notes import (
+    MAX_NOTES_BYTES,
     NotesIndex,
     NotesProblem,
     dumps,
@@ -20,8 +21,12 @@ from dreaming.notes import (
     note_lines,
     refresh,
 )
+from tests.support import best_seconds
 
 DAY = date(2026, 5, 1)
+N = 500
+FLOOR_S = 0.05
+MAX_RATIO = 64.0
 
 
 def current(index: NotesIndex) -> list[str]:
@@ -174,3 +179,17 @@ def test_a_broken_index_is_one_line_naming_it_and_the_fix(data: bytes) -> None:
         NotesProblem, match=r"^\.dreaming/session-notes\.json: not a notes index.*delete it"
     ):
         loads(data, ".dreaming/session-notes.json")
+
+
+def _replaced_between_twins(n: int) -> float:
+    """n notes between identical neighbours, each replaced: one slot shared by all."""
+    before = [t for k in range(n) for t in ("same", f"old note {k}")]
+    after = [t for k in range(n) for t in ("same", f"new line {k}")]
+    index = from_lines(before, DAY)
+    return best_seconds(lambda _: refresh(index, after, DAY), "")
+
+
+def test_a_refresh_runs_in_linear_time() -> None:
+    small, large = _replaced_between_twins(N), _replaced_between_twins(16 * N)
+    assert large < FLOOR_S or large < MAX_RATIO * max(small, 1e-4)
+    assert len("\n".join(f"- new line {k}" for k in range(16 * N))) < MAX_NOTES_BYTES

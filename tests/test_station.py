@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -273,3 +274,38 @@ def test_settle_indexes_notes_when_no_index_exists_yet(vault: Vault, changed: se
     add_notes(vault, "first")
     settle(vault, OwnWrites(), changed=changed, now=NOW)
     assert index_path(vault).is_file()
+
+
+def test_station_look_on_a_broken_index_is_one_clean_line(vault: Vault) -> None:
+    index_path(vault).write_text("<<<<<<< HEAD\n")
+    found = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "dreaming"),
+            "station",
+            "look",
+            "x",
+            "--vault",
+            str(vault.root),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.returncode == 1
+    assert found.stderr.startswith(
+        "dreaming: error: .dreaming/session-notes.json: not a notes index"
+    )
+    assert len(found.stderr.splitlines()) == 1
+
+
+def test_a_card_that_is_a_link_is_never_written_through(vault: Vault, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.md"
+    card = vault.root / "STATION.md"
+    elsewhere.write_bytes(card.read_bytes())
+    card.unlink()
+    card.symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    result = settle(vault, OwnWrites(), changed={"station"}, now=NOW)
+    assert card.is_symlink()
+    assert elsewhere.read_bytes() == before
+    assert any(p.startswith("STATION.md: a link") for p in result.problems)
