@@ -1,14 +1,31 @@
-"""STATION.md heat and the NOTES.md notes index (issue 9: being built)."""
+"""STATION.md heat and the NOTES.md notes index on disk and in git: `settle` and `look`.
+
+The text work is pure (`dreaming.card`, `dreaming.notes`); this module reads the vault,
+commits the person's edit as theirs, writes what changed through the checksum door
+(recorded in the app's own-write registry, so the watcher ignores the echo) and commits
+exactly those bytes as dreaming's. Git busy (a rebase, a held index lock) means nothing
+is written; a person's save during the heat wins.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass, field
-from typing import Literal
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
-from dreaming.vault import OwnWrites, Vault
+from dreaming import card, notes
+from dreaming.errors import ConflictError, GitError, VaultError
+from dreaming.vault import OwnWrites, Vault, checksum, write_atomic
+
+if TYPE_CHECKING:
+    from dreaming.ledger import Ledger
+    from dreaming.vault.repo import VaultRepo
 
 Changed = Literal["station", "notes"]
+STATION_FILES = (card.CARD, notes.NOTES)
+LINK = "a link; dreaming keeps only a plain file here, so put the file in its place"
 
 
 @dataclass(slots=True)
@@ -19,7 +36,250 @@ class Settled:
     """One line for each thing refused, naming the file and the fix."""
 
 
+@dataclass(frozen=True, slots=True)
+class Look:
+    """The memory-recall look: the plane, the matched article names, the current notes."""
+
+    plane: str
+    articles: list[str]
+    notes: list[str]
+
+
+@dataclass(slots=True)
+class _Read:
+    path: Path
+    data: bytes | None
+    """None: no file."""
+
+    @property
+    def digest(self) -> str | None:
+        return None if self.data is None else checksum(self.data)
+
+
+def index_path(vault: Vault) -> Path:
+    return vault.state / notes.INDEX
+
+
 def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str) -> Settled:
     """React to the person's edit of STATION.md and/or NOTES.md: commit it as theirs, heat
-    the card, refresh the notes index, commit what we wrote."""
-    return Settled()
+    the card, refresh the notes index, commit what we wrote.
+
+    `now` is an ISO 8601 time (`datetime.now(UTC).isoformat()`); the card shows it in local
+    time. Never raises for the person's input: whatever is refused is in `problems`."""
+    from dreaming.vault.repo import VaultRepo
+
+    result = Settled()
+    moment = datetime.fromisoformat(now)
+    links = [n for n in STATION_FILES if (vault.root / n).is_symlink()]
+    if links:
+        result.problems += [f"{n}: {LINK}" for n in links]
+        return result
+    try:
+        repo = VaultRepo(vault.root)
+        repo.check_ready()
+        # Both, whatever changed: the card is rewritten on either edit, and the person's
+        # pending text must be in a commit of theirs before ours.
+        for name in STATION_FILES:
+            path = vault.root / name
+            sha = repo.commit_person([path], f"{name}: your edit")
+            if sha:
+                result.said.append(f"committed your edit of {path.name} ({sha[:7]})")
+    except GitError as e:
+        result.problems.append(f"{e}; nothing heated until then")
+        return result
+    writes: dict[Path, tuple[_Read, bytes]] = {}
+    try:
+        current = _indexed(vault, "notes" in changed, moment, writes, result)
+        station = _read(vault.root / card.CARD)
+    except VaultError as e:
+        result.problems.append(f"{e}; nothing written")
+        return result
+    if station.data is None:
+        result.problems.append(
+            f"{card.CARD}: missing; run `dreaming init {vault.root}` to lay a fresh card"
+        )
+    else:
+        facts = card.Facts(
+            git=git_head(repo),
+            articles=article_stems(vault),
+            notes=current,
+            heated=moment.astimezone().strftime("%Y-%m-%d %H:%M"),
+        )
+        try:
+            hot = card.heat(station.data, facts)
+        except card.CardProblem as e:
+            result.problems.append(f"{e}; left it untouched")
+        else:
+            if hot != station.data:
+                writes[station.path] = (station, hot)
+            else:
+                result.said.append(f"{card.CARD} is already hot")
+    _write_and_commit(repo, registry, writes, moment, result)
+    return result
+
+
+def _indexed(
+    vault: Vault,
+    notes_changed: bool,
+    moment: datetime,
+    writes: dict[Path, tuple[_Read, bytes]],
+    result: Settled,
+) -> int:
+    """The current notes count, planning the index's write when NOTES.md changed or no
+    index exists yet."""
+    page = _read(vault.root / notes.NOTES)
+    stored = _read(index_path(vault))
+    try:
+        lines = notes.note_lines(page.data or b"")
+    except notes.NotesProblem as e:
+        result.problems.append(f"{e}; the notes index is unchanged")
+        lines = None
+    index: notes.NotesIndex | None = None
+    if stored.data is not None:
+        try:
+            index = notes.loads(stored.data, vault.rel(stored.path))
+        except notes.NotesProblem as e:
+            result.problems.append(str(e))
+            return len(set(lines or ()))
+    if lines is None or not (notes_changed or index is None):
+        return len(index.current()) if index is not None else 0
+    fresh = notes.refresh(index or notes.NotesIndex(), lines, moment.date())
+    text = notes.dumps(fresh).encode("utf-8")
+    count = len(fresh.current())
+    if text != stored.data:
+        writes[stored.path] = (stored, text)
+        result.said.append(f"indexed {notes.NOTES}: {count} current notes")
+    return count
+
+
+def _write_and_commit(
+    repo: VaultRepo,
+    registry: OwnWrites,
+    writes: dict[Path, tuple[_Read, bytes]],
+    moment: datetime,
+    result: Settled,
+) -> None:
+    written: dict[Path, tuple[_Read, bytes]] = {}
+    for path, (before, data) in writes.items():
+        try:
+            write_atomic(path, data, expected=before.digest, registry=registry)
+        except ConflictError:
+            result.problems.append(
+                f"{path.name}: you saved it while dreaming was updating it; kept yours, "
+                "the next save brings it up to date"
+            )
+            continue
+        written[path] = (before, data)
+    if not written:
+        return
+    names = [p.name for p in written]
+    message = "station: " + ", ".join(
+        f"heat {n}" if n == card.CARD else f"index {notes.NOTES} ({n})" for n in names
+    )
+    run_id = "station-" + moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        sha = repo.commit_pipeline_blobs({p: d for p, (_, d) in written.items()}, message, run_id)
+    except GitError as e:
+        _undo(written, registry)
+        result.problems.append(f"{e}; put back what dreaming wrote, nothing committed")
+        return
+    for name in names:
+        result.said.append("heated " + name if name == card.CARD else "wrote " + name)
+    if sha:
+        result.said.append(f"committed {sha[:7]} ({', '.join(names)})")
+
+
+def _undo(written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None:
+    """Put back the files we wrote but could not commit; a person's save since stays."""
+    for path, (before, data) in written.items():
+        try:
+            if before.data is None:
+                if path.exists() and checksum(path.read_bytes()) == checksum(data):
+                    path.unlink()
+            else:
+                write_atomic(path, before.data, expected=checksum(data), registry=registry)
+        except (ConflictError, OSError):
+            continue
+
+
+def _read(path: Path) -> _Read:
+    name = f"{path.parent.name}/{path.name}" if path.parent.name == ".dreaming" else path.name
+    if path.is_symlink():
+        # Writing would replace the link by a file, and reading would follow it anywhere.
+        raise VaultError(f"{name}: {LINK}")
+    try:
+        return _Read(path, path.read_bytes())
+    except FileNotFoundError:
+        return _Read(path, None)
+    except OSError as e:
+        raise VaultError(
+            f"{name}: cannot be read ({e.strerror}); make it a readable file, then save again"
+        ) from e
+
+
+def git_head(repo: VaultRepo) -> str:
+    """`branch@short-head`, where the head is the last commit that changed more than the
+    station files: heating the card and committing it must not make the card stale."""
+    git = repo.repo
+    if git.head.is_detached:
+        return f"detached@{git.head.commit.hexsha[:7]}"
+    branch = git.head.ref.name
+    if not git.head.is_valid():
+        return "(no commits)"
+    excluded = [f":(exclude,top,literal){p}" for p in (*STATION_FILES, f".dreaming/{notes.INDEX}")]
+    # Pathspec magic, whatever the person's environment says about literal pathspecs.
+    found = git.git.log(
+        "-1", "--format=%H", "HEAD", "--", ":(top)", *excluded, env={"GIT_LITERAL_PATHSPECS": "0"}
+    ).strip()
+    return f"{branch}@{(found or git.head.commit.hexsha)[:7]}"
+
+
+def article_stems(vault: Vault) -> list[str]:
+    try:
+        return sorted(p.stem for p in vault.articles.glob("*.md") if p.is_file())
+    except OSError:
+        return []
+
+
+def look(vault: Vault, query: str, ledger: Ledger | None = None) -> Look:
+    """The plane, the articles the query names, and the current notes matching it.
+
+    Read-only: without an index yet, NOTES.md is read as a first refresh would."""
+    query = query[: notes.MAX_NOTE_CHARS]
+    stored = _read(index_path(vault))
+    if stored.data is not None:
+        index = notes.loads(stored.data, vault.rel(stored.path))
+    else:
+        page = _read(vault.root / notes.NOTES)
+        index = notes.from_lines(notes.note_lines(page.data or b""), datetime.now(UTC).date())
+    return Look(card.PLANE, _named(vault, query, ledger), notes.matching(index, query))
+
+
+def _named(vault: Vault, query: str, ledger: Ledger | None) -> list[str]:
+    """Article stems whose name or alias shares words with `query`, best first."""
+    from dreaming.article.titles import stem_for_title
+
+    stems = article_stems(vault)
+    names = [(s.replace("_", " "), s) for s in stems]
+    if ledger is not None:
+        from dreaming.errors import UnsafePathError
+        from dreaming.ledger.article_index import alias_titles
+
+        known = set(stems)
+        for alias, title in alias_titles(ledger):
+            try:
+                stem = stem_for_title(title)
+            except UnsafePathError:
+                continue
+            if stem in known:
+                names.append((alias, stem))
+    wanted = notes.query_words(query)
+    best: dict[str, tuple[int, float]] = {}
+    for name, stem in names:
+        words = notes.query_words(name)
+        hits = len(words & wanted)
+        if hits:
+            score = (hits, hits / len(words))
+            best[stem] = max(best.get(stem, score), score)
+    ranked = sorted(best, key=lambda s: (-best[s][0], -best[s][1], s))
+    return ranked[: notes.MAX_LOOK]

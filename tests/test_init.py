@@ -144,7 +144,63 @@ def test_rules_already_in_the_gitignore_are_not_repeated(tmp_path: Path) -> None
     init_vault(root)
     exclude = (root / ".git" / "info" / "exclude").read_text().splitlines()
     assert "Raw/*" not in exclude
-    assert exclude.count(".dreaming/") == 1
+    assert exclude.count(".dreaming/*") == 1
+
+
+def old_vault(root: Path) -> Path:
+    """A vault laid out before the notes index: `.dreaming/` ignored as a whole."""
+    init_vault(root)
+    ignore = root / ".gitignore"
+    text = ignore.read_text().replace(
+        ".dreaming/*\n!.dreaming/session-notes.json\n", ".dreaming/\n"
+    )
+    ignore.write_text(text)
+    git(root, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qam", "old rule")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_text(
+        exclude.read_text().replace(".dreaming/*\n!.dreaming/session-notes.json\n", ".dreaming/\n")
+    )
+    return root
+
+
+def notes_index_ignored(root: Path) -> bool:
+    (root / ".dreaming" / "session-notes.json").write_text("{}\n")
+    found = subprocess.run(
+        ["git", "check-ignore", "-q", ".dreaming/session-notes.json"], cwd=root, check=False
+    )
+    return found.returncode == 0
+
+
+def test_init_upgrades_the_old_dreaming_rule_of_a_vaults_gitignore(tmp_path: Path) -> None:
+    root = old_vault(tmp_path / "v")
+    before = (root / ".gitignore").read_text()
+    assert notes_index_ignored(root)
+    report = init_vault(root)
+    after = (root / ".gitignore").read_text()
+    assert after == before.replace(".dreaming/\n", ".dreaming/*\n!.dreaming/session-notes.json\n")
+    assert report.upgraded == [".gitignore"]
+    assert git(root, "show", "--name-only", "--format=", "HEAD").split() == [".gitignore"]
+    assert not notes_index_ignored(root)
+    assert git(root, "check-ignore", ".dreaming/ledger.sqlite").strip() == ".dreaming/ledger.sqlite"
+
+
+def test_init_leaves_a_gitignore_with_pending_changes_alone(tmp_path: Path) -> None:
+    root = old_vault(tmp_path / "v")
+    ignore = root / ".gitignore"
+    ignore.write_text(ignore.read_text() + "*.bak\n")
+    before = ignore.read_text()
+    head = git(root, "rev-parse", "HEAD")
+    report = init_vault(root)
+    assert ignore.read_text() == before
+    assert report.upgraded == []
+    assert git(root, "rev-parse", "HEAD") == head
+
+
+def test_a_folder_with_its_own_gitignore_can_track_the_notes_index(tmp_path: Path) -> None:
+    root = existing_repo(tmp_path / "v", gitignore="*.tmp\n")
+    init_vault(root)
+    assert not notes_index_ignored(root)
+    assert git(root, "check-ignore", ".dreaming/ledger.sqlite").strip() == ".dreaming/ledger.sqlite"
 
 
 def test_a_fresh_vault_keeps_its_transcript_rules_in_its_gitignore_only(tmp_path: Path) -> None:

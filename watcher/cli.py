@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
+from watcher.cmd_station import station
 from watcher.console import command_app, err, out, shown, vault_option
 
 if TYPE_CHECKING:
@@ -364,6 +365,9 @@ def _print_status(doc: StatusDoc) -> None:
                 f"  {done} units done, {run['failures']} failures, {run['noops']} no-ops, "
                 f"{run['model_calls']} model calls, {run['commits']} commits"
             )
+
+
+cli.add_command(station)
 
 
 def main() -> None:

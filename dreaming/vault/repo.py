@@ -5,7 +5,7 @@ files the pipeline wrote, with the bytes it wrote (`commit_pipeline_blobs`):
 a person's save that lands between our write and our commit stays their own
 change. Before the pipeline writes a file that the person has edited but not
 committed, that edit is committed on its own first, so history always shows
-who wrote what. `.dreaming/` is never committed.
+who wrote what. `.dreaming/` is never committed, but for the notes index.
 """
 
 from __future__ import annotations

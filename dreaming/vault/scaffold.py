@@ -19,7 +19,11 @@ from dreaming.resources import data_dir
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
 
-IGNORED = f"{STATE_DIR}/"
+OLD_STATE_RULE = f"{STATE_DIR}/"
+# Everything under .dreaming/ stays out of git but the notes index, which is committed
+# so that it survives a wiped NOTES.md. The old rule hid the folder itself, and git
+# never looks inside an ignored folder for an exception.
+STATE_RULES = (f"{STATE_DIR}/*", f"!{STATE_DIR}/session-notes.json")
 # The seed .gitignore's rules, for a folder whose own rules let transcripts in:
 # they can hold secrets.
 TRANSCRIPT_NOTE = (
@@ -49,6 +53,8 @@ class InitReport:
     vault: Vault
     added: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    upgraded: list[str] = field(default_factory=list)
+    """Kept files init brought up to date (the old `.dreaming/` rule of a .gitignore)."""
     commit: str | None = None
     created_repo: bool = False
 
@@ -92,7 +98,8 @@ def init_vault(path: Path) -> InitReport:
     unfinished = set(repo.dirty_paths([root / rel for rel in leftovers]))
     report.added += [rel for rel in leftovers if rel in unfinished]
     report.kept = [rel for rel in report.kept if rel not in unfinished]
-    added = [root / rel for rel in report.added]
+    report.upgraded = _upgrade_gitignore(repo)
+    added = [root / rel for rel in (*report.added, *report.upgraded)]
     report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
     repo.repo.close()  # its git cat-file helpers would otherwise outlive it until a GC
     return report
@@ -169,16 +176,45 @@ def _keep_out_of_git(repo: VaultRepo, first: bool) -> None:
     """The protection a fresh vault's .gitignore gives, for a folder with its own rules.
 
     Written to .git/info/exclude, never to the person's .gitignore. `.dreaming/`
-    is always kept out. Transcripts are checked at the vault's first init only:
-    a person who later chooses to version them is not overruled by a second init.
+    is always kept out, but for the notes index (STATE_RULES). Transcripts are checked
+    at the vault's first init only: a person who later chooses to version them is not
+    overruled by a second init.
     """
     exclude = repo.git_path("info/exclude")
     exclude.parent.mkdir(parents=True, exist_ok=True)
-    text = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
-    lines = text.splitlines()
-    wanted = [] if IGNORED in lines else [IGNORED]
+    before = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
+    lines = _state_rules(before.splitlines())
+    wanted = [] if STATE_RULES[0] in lines else list(STATE_RULES)
     if first and TRANSCRIPT_NOTE not in lines and not all(map(repo.is_ignored, RAW_PROBES)):
         wanted += [TRANSCRIPT_NOTE, *TRANSCRIPT_RULES]
-    if wanted:
-        sep = "" if not text or text.endswith("\n") else "\n"
-        exclude.write_text(text + sep + "\n".join(wanted) + "\n", encoding="utf-8")
+    text = "".join(line + "\n" for line in [*lines, *wanted])
+    if text != before:
+        exclude.write_text(text, encoding="utf-8")
+
+
+def _state_rules(lines: list[str]) -> list[str]:
+    """`lines` with the old `.dreaming/` rule replaced by STATE_RULES."""
+    out: list[str] = []
+    for line in lines:
+        out += list(STATE_RULES) if line == OLD_STATE_RULE else [line]
+    return out
+
+
+def _upgrade_gitignore(repo: VaultRepo) -> list[str]:
+    """Replace the old `.dreaming/` line of a committed .gitignore by STATE_RULES: only
+    that line, and only in a file without the person's pending changes, which init never
+    commits. The vault-relative path when it changed."""
+    path = repo.root / ".gitignore"
+    if not _own_file(path, repo.root):
+        return []
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return []
+    eol = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(eol)
+    if OLD_STATE_RULE not in lines or not repo.committed(path, data):
+        return []
+    path.write_text(eol.join(_state_rules(lines)), encoding="utf-8", newline="")
+    return [".gitignore"]
