@@ -51,8 +51,11 @@ def watch_vault(
     tick_ms: int = TICK_MS,
     settle: float = SETTLE_SECONDS,
     lock_grace: float = LOCK_GRACE_SECONDS,
+    on_ready: Callable[[], None] | None = None,
 ) -> None:
-    """Watch the vault and react to each change until `stop` is set."""
+    """Watch the vault and react to each change until `stop` is set.
+
+    on_ready: called once the vault is watched (a change from then on is seen)."""
     routes = Routes(app, on_reaction, night_running, settle=settle, lock_grace=lock_grace)
     root = str(app.vault.root)
     # Its "N changes detected" line for every batch (the state folders' too) would
@@ -80,6 +83,9 @@ def watch_vault(
                 now = time.monotonic()
                 routes.take(sort_changes(root, changes), now)
                 _tick(routes, now, on_reaction)
+                if on_ready is not None:
+                    on_ready()
+                    on_ready = None
         except (OSError, RuntimeError) as e:
             # watchfiles raises these when the watched folder goes (a moved vault, an
             # unmounted disk); nothing a file does gets here.
