@@ -13,6 +13,7 @@ import pytest
 from dreaming.article.document import build
 from dreaming.ledger import Ledger
 from dreaming.station import Changed, Settled
+from dreaming.station import settle as real_settle
 from dreaming.vault import Vault, checksum, write_atomic
 from dreaming.vault import repo as repo_module
 from dreaming.vault.repo import VaultRepo
@@ -31,6 +32,10 @@ def repo(vault: Vault) -> VaultRepo:
 
 def head(repo: VaultRepo) -> git.Commit:
     return repo.repo.head.commit
+
+
+def message(commit: git.Commit) -> str:
+    return str(commit.message)
 
 
 def article(stem: str, lead: str) -> str:
@@ -53,13 +58,11 @@ def test_a_valid_meta_edit_is_committed_as_the_person(vault: Vault, repo: VaultR
     assert not said.problem
     assert said.outcome.startswith("policy reloaded")
     assert head(repo).author.name == "Ada Person"
-    assert head(repo).message.startswith("Edit Meta/Chunking.md")
+    assert message(head(repo)).startswith("Edit Meta/Chunking.md")
     assert repo.committed(page, page.read_bytes())
 
 
-def test_an_invalid_meta_edit_is_a_problem_and_not_committed(
-    vault: Vault, repo: VaultRepo
-) -> None:
+def test_an_invalid_meta_edit_is_a_problem_and_not_committed(vault: Vault, repo: VaultRepo) -> None:
     before = head(repo)
     page = vault.meta / "Chunking.md"
     with watched(vault) as w:
@@ -79,7 +82,7 @@ def test_an_article_edit_is_committed_as_the_person_and_reindexed(
         said = w.reaction(lambda r: r.path == "articles/Sourdough.md")
     assert said.outcome == "committed as your edit; reindexed"
     assert head(repo).author.name == "Ada Person"
-    assert head(repo).message.startswith("Edit articles/Sourdough.md")
+    assert message(head(repo)).startswith("Edit articles/Sourdough.md")
     row = ledger.db.execute("SELECT lead, checksum FROM article_index").fetchone()
     assert tuple(row) == ("A bread the person bakes weekly.", checksum(path.read_bytes()))
 
@@ -108,7 +111,7 @@ def test_a_pipeline_write_already_in_head_is_ignored(vault: Vault, repo: VaultRe
         w.reaction(lambda r: r.path == "articles/Rye.md")
         said = w.said
     assert [r.path for r in said] == ["articles/Rye.md"]
-    assert head(repo).parents[0].message.startswith("Create Sourdough")
+    assert message(head(repo).parents[0]).startswith("Create Sourdough")
 
 
 def test_an_edit_during_a_night_is_committed_after_it(vault: Vault, repo: VaultRepo) -> None:
@@ -124,13 +127,11 @@ def test_an_edit_during_a_night_is_committed_after_it(vault: Vault, repo: VaultR
         assert not repo.committed(path, path.read_bytes())
         w.night.clear()
         w.reaction(lambda r: r.path == "articles/Sourdough.md")
-    assert head(repo).message.startswith("Edit articles/Sourdough.md")
+    assert message(head(repo)).startswith("Edit articles/Sourdough.md")
     assert head(repo).author.name == "Ada Person"
 
 
-def test_a_rebase_in_progress_holds_the_commit_and_says_why(
-    vault: Vault, repo: VaultRepo
-) -> None:
+def test_a_rebase_in_progress_holds_the_commit_and_says_why(vault: Vault, repo: VaultRepo) -> None:
     path = committed_article(vault, repo, "Sourdough", "A bread.")
     before = head(repo)
     rebase = repo.git_dir / "rebase-merge"
@@ -145,7 +146,7 @@ def test_a_rebase_in_progress_holds_the_commit_and_says_why(
     assert "rebase is in progress" in why.outcome
     assert "git rebase --continue" in why.outcome
     assert len(problems) == 1
-    assert head(repo).message.startswith("Edit articles/Sourdough.md")
+    assert message(head(repo)).startswith("Edit articles/Sourdough.md")
 
 
 def test_an_index_lock_held_by_another_process_waits_and_is_said_once(
@@ -170,11 +171,10 @@ def test_a_station_edit_is_settled_with_what_changed(
     vault: Vault, repo: VaultRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[set[Changed]] = []
-    real = routes.settle
 
     def settle(*args: Any, changed: set[Changed], **kwargs: Any) -> Settled:
         seen.append(set(changed))
-        return real(*args, changed=changed, **kwargs)
+        return real_settle(*args, changed=changed, **kwargs)
 
     monkeypatch.setattr(routes, "settle", settle)
     station = vault.root / "STATION.md"
