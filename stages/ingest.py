@@ -154,6 +154,13 @@ def _known_rows(vault: Vault, ledger: Ledger, paths: list[Path] | None) -> dict[
     return {row.path: row for row in rows}
 
 
+def forget(ledger: Ledger, gone: set[str]) -> int:
+    """Forget these vault-relative Raw files, deleted from Raw/, as a full ingest would
+    (the watcher's case: it sees each deletion); how many the ledger knew."""
+    with ledger.transaction():
+        return _forget_files(ledger, {rel for rel in gone if raw_files.get(ledger, rel)})
+
+
 def _forget_files(ledger: Ledger, gone: set[str]) -> int:
     """Drop the rows of files deleted from Raw/; their conversations stay in the ledger.
 

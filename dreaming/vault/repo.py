@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -33,6 +34,10 @@ _LOCK_WAIT = 0.5
 _LOCK_OWNER = "dreaming-index.lock.owner"
 """In the git folder while dreaming holds the index lock: `PID INODE` of the lock, then
 the paths being committed, NUL-separated (no path holds a NUL)."""
+_COMMIT_LOCKS: dict[Path, threading.Lock] = {}
+"""One lock per git folder, taken around every commit: the watcher commits from more than
+one thread, and the index lock cannot tell those apart (its owner file names the pid)."""
+_COMMIT_LOCKS_GUARD = threading.Lock()
 # (file in the git folder, what it means, how the person ends it)
 _IN_PROGRESS = (
     ("MERGE_HEAD", "merge", "finish it (git commit) or abort it (git merge --abort)"),
@@ -167,6 +172,16 @@ class VaultRepo:
         the person's next commit. The real index is locked as git locks it, and
         only the committed paths' entries change. None when the tree is HEAD's.
         """
+        with _commit_lock(self.git_dir):
+            return self._commit_locked(rels, message, author, blobs)
+
+    def _commit_locked(
+        self,
+        rels: list[str],
+        message: str,
+        author: git.Actor,
+        blobs: Mapping[str, bytes] | None,
+    ) -> str | None:
         self.check_ready()
         with self._index_lock(rels) as index:
             parent = self._head()
@@ -338,6 +353,11 @@ class VaultRepo:
                 if lock is not None:
                     raise GitError(_lock_message(self.root / lock)) from e
                 raise GitError(f"{self.root}: git {args[0]} failed: {git_said(e)}") from e
+
+
+def _commit_lock(git_dir: Path) -> threading.Lock:
+    with _COMMIT_LOCKS_GUARD:
+        return _COMMIT_LOCKS.setdefault(git_dir.resolve(), threading.Lock())
 
 
 def _with_trailer(message: str, run_id: str) -> str:

@@ -1,0 +1,42 @@
+"""What a route tells the person: one `Reaction` per thing done or refused."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from dreaming.errors import DreamingError
+from watcher.console import shown
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    route: str
+    """raw, meta, station, notes, article."""
+    path: str
+    """Vault-relative, shown safely (`watcher.console.shown`): it is a file's name."""
+    outcome: str
+    """One line for the console and the log."""
+    problem: bool = False
+    """True when the outcome is something for the person to fix."""
+
+
+Say = Callable[[Reaction], None]
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def trouble(error: DreamingError | OSError | sqlite3.Error) -> str:
+    """One line for what stopped a unit of work, with what to do; it is retried."""
+    if isinstance(error, DreamingError):
+        return shown(error)
+    if isinstance(error, OSError):
+        where = shown(error.filename) if error.filename else "the vault"
+        if error.errno in _FULL:
+            return f"{where}: the disk is full; nothing was overwritten: free some space"
+        return f"{where}: {shown(error.strerror or error)}; check the file and its folder"
+    if "full" in str(error):
+        return "the ledger: the disk is full; nothing was lost: free some space"
+    return f"the ledger: {shown(error)}; it is retried (run dreaming status to check it)"

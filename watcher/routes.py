@@ -1,0 +1,208 @@
+"""The routes that commit a person's edit: Meta pages, STATION.md / NOTES.md, articles.
+
+Work waits here until git can take it. A rebase or merge in progress, or an index
+lock someone else holds for longer than a moment, is said once and the work is
+retried later: never a forced commit, never a deleted lock. A file whose bytes are
+HEAD's, or the bytes we just wrote ourselves, is not a person's edit. Article edits
+wait while a night runs, so the person's commit lands before or after the
+pipeline's, never inside it; after the night, HEAD tells the two apart. Each unit
+of work catches what a file can do to it, so nothing stops the watcher.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from dreaming.errors import DreamingError, GitError
+from dreaming.policy import accept_edit
+from dreaming.reindex import reindex
+from dreaming.station import Changed, settle
+from dreaming.vault.repo import VaultRepo
+from watcher.app import App
+from watcher.changes import Work
+from watcher.console import shown
+from watcher.raw_route import RawRoute
+from watcher.reactions import Reaction, Say, trouble
+
+GIT_RETRY = 1.0
+"""Seconds between looks at a busy git."""
+STATION_FILES: dict[Changed, str] = {"station": "STATION.md", "notes": "NOTES.md"}
+
+
+class Routes:
+    """Every route's waiting work; `take` a batch, `tick` to do what can be done now."""
+
+    def __init__(
+        self,
+        app: App,
+        say: Say,
+        night_running: Callable[[], bool],
+        *,
+        settle: float,
+        lock_grace: float,
+    ) -> None:
+        self._app = app
+        self._say = say
+        self._night_running = night_running
+        self._lock_grace = lock_grace
+        self.raw = RawRoute(app, say, settle=settle)
+        self._meta: set[str] = set()
+        self._station: set[Changed] = set()
+        self._articles: set[str] = set()
+        self._repo: VaultRepo | None = None
+        self._git_at = 0.0
+        """Monotonic time before which git is not looked at again (it was busy)."""
+        self._lock_seen: float | None = None
+        self._busy_said: str | None = None
+
+    def take(self, work: Work, now: float) -> None:
+        self.raw.take(work.raw, now)
+        self._meta |= work.meta
+        self._station |= work.station
+        self._articles |= work.articles
+
+    def tick(self, now: float) -> None:
+        self.raw.tick(now)
+        if not (self._meta or self._station or self._articles) or now < self._git_at:
+            return
+        if not (self._meta or self._station) and self._night_running():
+            return
+        try:
+            repo = self._ready_repo(now)
+            if repo is None:
+                return
+            self._meta_pages(repo)
+            self._station_files(repo)
+            if self._articles and not self._night_running():
+                self._edited_articles(repo)
+        except GitError as e:
+            self._busy(shown(e), now)
+            return
+        self._busy_said = None
+
+    def _ready_repo(self, now: float) -> VaultRepo | None:
+        """The vault's repository when a commit can go in now; else None, said once."""
+        if self._repo is None:
+            self._repo = VaultRepo(self._app.vault.root)
+        self._repo.check_ready()
+        lock = self._repo.git_dir / "index.lock"
+        if not lock.exists():
+            self._lock_seen = None
+            return self._repo
+        # A git command holds it for a moment; only one that stays is worth saying.
+        self._lock_seen = self._lock_seen or now
+        if now - self._lock_seen >= self._lock_grace:
+            self._busy(
+                f"{shown(lock)} is held by another git process or left by a crash; "
+                "if no git command is running in the vault, delete that file",
+                now,
+            )
+        else:
+            self._git_at = now + GIT_RETRY / 4
+        return None
+
+    def _busy(self, why: str, now: float) -> None:
+        self._git_at = now + GIT_RETRY
+        if why == self._busy_said:
+            return
+        self._busy_said = why
+        route, path = self._first_waiting()
+        self._say(Reaction(route, path, f"waiting to commit: {why}", problem=True))
+
+    def _first_waiting(self) -> tuple[str, str]:
+        if self._meta:
+            return "meta", shown(f"Meta/{min(self._meta)}.md")
+        if self._station:
+            first = min(self._station)
+            return first, STATION_FILES[first]
+        return "article", shown(min(self._articles))
+
+    def _person_edited(self, repo: VaultRepo, path: Path) -> bool:
+        """Whether the file differs from HEAD and from what we wrote there ourselves."""
+        try:
+            data: bytes | None = path.read_bytes()
+        except FileNotFoundError:
+            data = None
+        if repo.committed(path, data):
+            return False
+        return data is None or not self._app.own_writes.is_own(path)
+
+    def _meta_pages(self, repo: VaultRepo) -> None:
+        vault = self._app.vault
+        for name in sorted(self._meta):
+            rel = f"Meta/{name}.md"
+            path = vault.meta / f"{name}.md"
+            try:
+                if self._person_edited(repo, path):
+                    problems = accept_edit(vault, name)
+                    if problems:
+                        said = f"not in force, the last good version stays: {shown(problems[0])}"
+                        self._say(Reaction("meta", shown(rel), said, problem=True))
+                    else:
+                        repo.commit_person([path], f"Edit {rel}")
+                        said = "policy reloaded; your edit is committed"
+                        self._say(Reaction("meta", shown(rel), said))
+            except GitError:
+                raise
+            except (DreamingError, OSError, sqlite3.Error) as e:
+                self._say(Reaction("meta", shown(rel), trouble(e), problem=True))
+            self._meta.discard(name)
+
+    def _station_files(self, repo: VaultRepo) -> None:
+        if not self._station:
+            return
+        vault = self._app.vault
+        first: Changed = "station" if "station" in self._station else "notes"
+        path = STATION_FILES[first]
+        now = datetime.now().astimezone().isoformat(timespec="seconds")
+        try:
+            changed = {
+                c for c in self._station if self._person_edited(repo, vault.root / STATION_FILES[c])
+            }
+            settled = (
+                settle(vault, self._app.own_writes, changed=changed, now=now) if changed else None
+            )
+        except GitError:
+            raise
+        except (DreamingError, OSError, sqlite3.Error) as e:
+            self._say(Reaction(first, path, trouble(e), problem=True))
+            settled = None
+        self._station.clear()
+        if settled is not None:
+            for line in settled.said:
+                self._say(Reaction(first, path, shown(line)))
+            for line in settled.problems:
+                self._say(Reaction(first, path, shown(line), problem=True))
+
+    def _edited_articles(self, repo: VaultRepo) -> None:
+        vault = self._app.vault
+        rels = sorted(self._articles)
+        try:
+            edited = [rel for rel in rels if self._person_edited(repo, vault.root / rel)]
+            if edited:
+                more = f" and {len(edited) - 1} more" if len(edited) > 1 else ""
+                body = "\n\n" + "\n".join(edited) if more else ""
+                repo.commit_person(
+                    [vault.root / r for r in edited], f"Edit {edited[0]}{more}{body}"
+                )
+        except GitError:
+            raise
+        except (DreamingError, OSError, sqlite3.Error) as e:
+            self._say(Reaction("article", shown(rels[0]), trouble(e), problem=True))
+            self._articles.clear()
+            return
+        self._articles.clear()
+        if not edited:
+            return
+        said = "committed as your edit"
+        if any(rel.startswith("articles/") for rel in edited):
+            try:
+                reindex(vault, self._app.ledger)
+                said += "; reindexed"
+            except (DreamingError, OSError, sqlite3.Error) as e:
+                said += f"; not reindexed: {trouble(e)}"
+        for rel in edited:
+            self._say(Reaction("article", shown(rel), said))
