@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -13,12 +14,13 @@ from dreaming.config import Settings
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, chunks, subjects, unit_policy
 from dreaming.model import Completion, Constraint, Lines, TextModel
-from dreaming.policy import Policy
+from dreaming.policy import Policy, PolicyPage
 from dreaming.vault import Vault
 from stages.bucket import BucketStage
 from stages.pipeline import STAGES, run_night
 from stages.report import NightReport
 from stages.resolve import ResolveStage
+from stages.stage import Stage, StageContext, Unit, UnitResult
 from tests.rule_model import RuleModel
 from tests.story_support import context, conversation, names, run
 from tests.support import drop, raw_note
@@ -207,3 +209,37 @@ def test_units_new_for_another_page_wait_for_the_next_night(done: Vault, model: 
     extract = next(s for s in report.stages if s.stage == "extract")
     assert (extract.attempted, extract.left) == (0, 2)
     assert attempted(night(done))["extract"] == 2
+
+
+class Watched:
+    """A stage whose every read of a Meta page is noted."""
+
+    def __init__(self, stage: Stage) -> None:
+        self.stage = stage
+        self.name = stage.name
+        self.policy = stage.policy
+        self.read: set[str] = set()
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        return self.stage.units(self._watched(ctx))
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        return self.stage.run(self._watched(ctx), unit)
+
+    def _watched(self, ctx: StageContext) -> StageContext:
+        read, policy = self.read, ctx.policy
+
+        class Noting(Policy):
+            def page(self, name: str) -> PolicyPage:
+                read.add(name)
+                return policy.page(name)
+
+        return replace(ctx, policy=Noting(ctx.vault))
+
+
+def test_each_stage_declares_exactly_the_pages_it_reads(vault: Vault, model: TopicModel) -> None:
+    drop(vault, "bread.md", BREAD)
+    drop(vault, "timeouts.md", TIMEOUTS)
+    watched = [Watched(s) for s in STAGES]
+    night(vault, stages=watched)
+    assert {w.name: w.read for w in watched} == {s.name: set(s.policy) for s in STAGES}
