@@ -10,14 +10,16 @@ the page (at most `MAX_BYTES`), whatever a person or a tool left in it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 import yaml
 
-from dreaming.article.fences import fence_blocks, line_content, split_lines
+from dreaming.article.fences import FenceBlock, fence_blocks, line_content, split_lines
 from dreaming.article.schematic import PLACEHOLDERS, SLOTS
+from dreaming.article.validate import KINDS
 from dreaming.resources import data_dir
 
 MAX_BYTES = 256 * 1024
@@ -49,6 +51,7 @@ CHUNKING_SETTINGS = ("min_messages", "max_messages", "label_min_words", "label_m
 FIELD_TYPES = ("text", "list", "link")
 _NUMBER = re.compile(r"[0-9]{1,6}")
 _FIELD = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_BUCKET = re.compile(r"_[a-z0-9_]{1,63}")
 _SLOT = re.compile(r"<[^<>\n]{1,60}>")
 _MIN_EXAMPLE_TEXT = 16
 """The fixed text an example line needs around its slots to be recognised in an edit."""
@@ -157,6 +160,32 @@ def _blocks(name: str, lines: Sequence[str]) -> list[str]:
                 continue
             content = [line.strip() for line in lines[block.start + 1 : block.end - 1]]
             problems += _CHECKS[label](content)
+        if label == "schema":
+            problems += _kinds(lines, found)
+    return problems
+
+
+def _kinds(lines: Sequence[str], blocks: Sequence[FenceBlock]) -> list[str]:
+    """Each of the infobox kinds has exactly one schema block."""
+    declared = []
+    for block in blocks:
+        content = (line.strip() for line in lines[block.start + 1 : block.end - 1])
+        key, _, kind = next((line for line in content if line), "").partition(":")
+        if key.strip() == "kind":
+            declared.append(kind.strip())
+    problems = [
+        f"the kind `{k}` is not one of {', '.join(KINDS)}; use one of those"
+        for k in dict.fromkeys(declared)
+        if k not in KINDS
+    ]
+    problems += [
+        f"the kind `{k}` has {declared.count(k)} schema blocks; keep one"
+        for k in KINDS
+        if declared.count(k) > 1
+    ]
+    missing = [k for k in KINDS if k not in declared]
+    if missing:
+        problems.append(f"no schema block for {', '.join(missing)}; put it back")
     return problems
 
 
@@ -210,9 +239,10 @@ def _pairs(separator: str, shape: str) -> Callable[[Sequence[str]], list[str]]:
 def _buckets(content: Sequence[str]) -> list[str]:
     names = _entries(content)
     problems = [
-        f"the reserved bucket {_shown(n)} must start with `_`; rename it"
+        f"the reserved bucket {_shown(n)} is not `_` and lower-case letters, digits or `_`; "
+        "rename it"
         for n in names
-        if not n.startswith("_")
+        if not _BUCKET.fullmatch(n)
     ]
     if "_captured" not in names:
         problems.append("the ```buckets block lacks `_captured`; add it back on a line of its own")
@@ -225,6 +255,12 @@ def _schema(content: Sequence[str]) -> list[str]:
         return ["a ```schema block is empty; start it with `kind: <kind>`"]
     key, colon, kind = (part.strip() for part in lines[0].partition(":"))
     problems = []
+    fields = Counter(line.partition(":")[0].strip() for line in lines[1:])
+    problems += [
+        f"the field `{f}` is listed {n} times in one schema block; keep one"
+        for f, n in fields.items()
+        if n > 1 and _FIELD.fullmatch(f)
+    ]
     if key != "kind" or not colon or not kind:
         problems.append(
             f"a ```schema block starts with {_shown(lines[0])}; start it with `kind: <kind>`"

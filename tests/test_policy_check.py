@@ -178,7 +178,10 @@ def test_a_schema_line_of_an_unknown_type_is_refused() -> None:
 
 def test_a_schema_block_must_name_its_kind() -> None:
     data = edited("Infobox_Schemas", "kind: thing\n", "")
-    assert "start it with `kind: <kind>`" in only(check_page("Infobox_Schemas", data))
+    problems = check_page("Infobox_Schemas", data)
+    assert "starts with `type: text`; start it with `kind: <kind>`" in problems[0]
+    assert "no schema block for thing" in problems[1]
+    assert len(problems) == 2
 
 
 @pytest.mark.parametrize(
@@ -260,6 +263,12 @@ CASES: dict[str, tuple[str, Callable[[int], str]]] = {
     ),
     "example lines": ("Entities", lambda n: shipped("Entities") + (ENTITIES_EXAMPLE + "x\n") * n),
     "angle brackets": ("Entities", lambda n: shipped("Entities") + "<" * n + "\n"),
+    "schema fields": (
+        "Infobox_Schemas",
+        lambda n: shipped("Infobox_Schemas").replace(
+            "owned: text\n", "".join(f"f{i}: text\n" for i in range(4 * n))
+        ),
+    ),
 }
 
 
@@ -275,3 +284,29 @@ def test_check_page_runs_in_linear_time(case: str) -> None:
     times = [best_seconds(check, text) for text in sizes]
     ratio = times[2] / max(times[0], 1e-6)
     assert times[2] < FLOOR_S or ratio < MAX_RATIO, f"{case}: 16N took {ratio:.0f}x N ({times})"
+
+
+def test_a_schema_kind_outside_the_five_is_refused() -> None:
+    data = edited("Infobox_Schemas", "kind: thing\n", "kind: gadget\n")
+    problems = check_page("Infobox_Schemas", data)
+    assert [p.split(";")[0] for p in problems] == [
+        "Meta/Infobox_Schemas.md: the kind `gadget` is not one of thing, person, domain, "
+        "project, standard",
+        "Meta/Infobox_Schemas.md: no schema block for thing",
+    ]
+
+
+def test_a_schema_kind_declared_twice_is_refused() -> None:
+    data = edited("Infobox_Schemas", "kind: person\n", "kind: thing\n")
+    problems = check_page("Infobox_Schemas", data)
+    assert "the kind `thing` has 2 schema blocks; keep one" in problems[0]
+
+
+def test_a_schema_field_listed_twice_is_refused() -> None:
+    data = edited("Infobox_Schemas", "owned: text\n", "owned: text\nowned: list\n")
+    assert "the field `owned` is listed 2 times" in only(check_page("Infobox_Schemas", data))
+
+
+def test_a_reserved_bucket_name_must_be_lower_case_after_its_underscore() -> None:
+    data = edited("Buckets", "_captured\n", "_captured\n_Mine\n")
+    assert "`_Mine` is not `_` and lower-case" in only(check_page("Buckets", data))
