@@ -24,6 +24,7 @@ from stages.stage import Stage, StageContext, Unit, UnitResult
 from tests.rule_model import RuleModel
 from tests.story_support import context, conversation, names, run
 from tests.support import drop, raw_note
+from tests.test_cli import dreaming as command
 from watcher.app import App
 
 BREAD = raw_note(
@@ -243,3 +244,27 @@ def test_each_stage_declares_exactly_the_pages_it_reads(vault: Vault, model: Top
     watched = [Watched(s) for s in STAGES]
     night(vault, stages=watched)
     assert {w.name: w.read for w in watched} == {s.name: set(s.policy) for s in STAGES}
+
+
+def test_the_command_refuses_an_unknown_page_in_one_line(vault: Vault) -> None:
+    said = command("synthesize", "--vault", str(vault.root), "--since-policy", "Nope")
+    assert said.returncode == 1
+    assert said.stderr.startswith("dreaming: error: no stage reads a Meta page named 'Nope'")
+    assert said.stderr.count("\n") == 1
+
+
+def test_the_command_plans_a_since_policy_run(done: Vault) -> None:
+    ignore(done, "sourdough")
+    said = command(
+        "synthesize",
+        "--vault",
+        str(done.root),
+        "--since-policy",
+        "Topics_to_Ignore",
+        "--dry-run",
+        "--model",
+        "rule",
+    )
+    assert said.returncode == 0, said.stderr
+    assert "  extract: 1 units to do" in said.stdout
+    assert "  bucket:" not in said.stdout
