@@ -4,10 +4,12 @@ Policy lives in the vault (`Meta/*.md`), not in code. A stage asks for a page
 by name and gets the text in force; its checksum goes into the stage's unit
 input hash, so an edited page makes exactly the units it governs new again.
 
-A page that cannot be used (missing, unreadable, not UTF-8) never stops a
-night: its last good version (kept under `.dreaming/policy/` by the runs that
-read it well), else the shipped one, stays in force, and the problem is
-reported for the person to fix.
+A page that cannot be used (missing, unreadable, or failing the checks of
+dreaming/policy_check.py: empty, binary, too big, broken frontmatter or blocks,
+a real value where the page shows a placeholder) never stops a night: its last
+good version (kept under `.dreaming/policy/` by the runs that read it well and
+by the watcher when a person's edit passes), else the shipped one, stays in
+force, and the problem is reported for the person to fix.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dreaming.errors import ConflictError, PolicyError
+from dreaming.policy_check import MAX_BYTES, PAGES, check_page
 from dreaming.resources import data_dir
 from dreaming.vault import Vault, checksum, write_atomic
 
@@ -45,8 +48,8 @@ class Policy:
         if name not in self._pages:
             try:
                 page = self._read(name)
-            except PolicyError as e:
-                page = self._fallback(name, e)
+            except _Refused as e:
+                page = self._fallback(name, e.problems)
             else:
                 self._remember(page)
             self._pages[name] = page
@@ -56,22 +59,26 @@ class Policy:
         return self.page(name).text
 
     def _read(self, name: str) -> PolicyPage:
-        path = self._vault.meta / f"{name}.md"
+        where = f"Meta/{name}.md"
         try:
-            data = path.read_bytes()
+            data = _read_bounded(self._vault.meta / f"{name}.md")
         except FileNotFoundError:
-            raise PolicyError(
-                f"{path}: the policy page is missing; restore it with: "
+            raise _Refused(
+                f"{where}: the policy page is missing; restore it with: "
                 f"dreaming init {self._vault.root}"
             ) from None
         except OSError as e:
-            raise PolicyError(
-                f"{path}: cannot be read ({e.strerror}); check its permissions"
+            raise _Refused(
+                f"{where}: cannot be read ({e.strerror}); check its permissions"
             ) from None
+        problems = check_page(name, data)
+        if problems:
+            raise _Refused(*problems)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise PolicyError(f"{path}: not UTF-8 text; save it as UTF-8") from None
+            # Only a page that is not policy gets here unchecked (check_page refuses the rest).
+            raise _Refused(f"{where}: not UTF-8 text; save it as UTF-8") from None
         return PolicyPage(name, text, checksum(data))
 
     def _kept(self, name: str) -> Path:
@@ -93,24 +100,57 @@ class Policy:
             # Only a fallback is lost (or another run just kept one); the page is in force.
             return
 
-    def _fallback(self, name: str, problem: PolicyError) -> PolicyPage:
+    def _fallback(self, name: str, problems: tuple[str, ...]) -> PolicyPage:
         for source, path in (
             ("its last good version", self._kept(name)),
             ("the shipped version", data_dir("meta_templates") / f"{name}.md"),
         ):
             try:
-                data = path.read_bytes()
+                data = _read_bounded(path)
                 text = data.decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-            self.problems.append(f"{problem}; until then {source} is in force")
+            # A kept version that today's checks refuse is no better than the page.
+            if check_page(name, data):
+                continue
+            self.problems += [f"{p}; until then {source} is in force" for p in problems]
             return PolicyPage(name, text, checksum(data))
-        raise problem
+        raise PolicyError(problems[0])
+
+
+class _Refused(Exception):
+    """Why a page cannot be put in force: one line a problem."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__(problems[0])
+        self.problems = problems
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The file's bytes, but never more than one byte past what a page may hold: a
+    10 MB page is refused without being read whole."""
+    with path.open("rb") as f:
+        return f.read(MAX_BYTES + 1)
 
 
 def accept_edit(vault: Vault, name: str) -> list[str]:
     """Check the person's edit of `Meta/<name>.md`: no problems means it is valid and is now
-    the page's last good version; otherwise one line a problem (the last good stays)."""
+    the page's last good version; otherwise one line a problem (the last good stays).
+    A page that is not policy (the person's own) has no problems and is not kept."""
+    if name not in PAGES:
+        return []
     policy = Policy(vault, keep=True)
     policy.page(name)
+    return policy.problems
+
+
+def policy_problems(vault: Vault) -> list[str]:
+    """The problems of every policy page as it stands now, each saying what is in force
+    instead (read-only: nothing is kept)."""
+    policy = Policy(vault)
+    for name in PAGES:
+        try:
+            policy.page(name)
+        except PolicyError as e:
+            policy.problems.append(str(e))
     return policy.problems

@@ -82,6 +82,9 @@ class StatusDoc(TypedDict):
     model_usage: dict[str, UsageDoc]
     vault: NotRequired[str]
     """Added by the command, which knows where the vault is."""
+    policy_problems: NotRequired[list[str]]
+    """Added by the command, which reads the vault's Meta pages (`policy_problems`): one
+    line a page not in force, saying what to fix and what is in force instead."""
 
 
 def status(ledger: Ledger) -> StatusDoc:

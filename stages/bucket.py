@@ -80,6 +80,7 @@ def since(seen: str | None) -> str | None:
 
 class BucketStage:
     name: StageName = "bucket"
+    policy: tuple[str, ...] = ("Bucketing",)
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         bucketing = ctx.policy.page("Bucketing").checksum

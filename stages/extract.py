@@ -57,6 +57,7 @@ def full_text(messages: Sequence[StoredMessage]) -> str:
 
 class ExtractStage:
     name: StageName = "extract"
+    policy: tuple[str, ...] = ("Entities", "Topics_to_Ignore")
 
     def __init__(self) -> None:
         # Built once a run: articles written by earlier runs bring their aliases.
@@ -64,9 +65,12 @@ class ExtractStage:
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         entities = ctx.policy.page("Entities").checksum
-        ignore = ctx.policy.page("Topics_to_Ignore").checksum
+        patterns = ignore_patterns(ctx.policy.text("Topics_to_Ignore"))
         for chunk, messages in chunks.in_order_with_messages(ctx.ledger):
             text = full_text(messages)
+            # What the ignore list means for this chunk, not the whole page: a pattern
+            # added for one topic redoes only the chunks it matches.
+            ignore = "ignored" if ignored(chunk.label, patterns) else "kept"
             digest = hashlib.sha256(
                 "\x00".join(
                     (text, entities, ignore, prompt.VERSION, ctx.settings.model, str(TOTAL_CHARS))

@@ -20,7 +20,16 @@ from typing import Any, Protocol
 from dreaming.accounting import metered
 from dreaming.config import Settings
 from dreaming.errors import DreamingError, ModelError
-from dreaming.ledger import Ledger, gate_rejections, model_calls, raw_files, runs, subjects, work
+from dreaming.ledger import (
+    Ledger,
+    gate_rejections,
+    model_calls,
+    raw_files,
+    runs,
+    subjects,
+    unit_policy,
+    work,
+)
 from dreaming.model import BudgetExhausted, MeteredModel, TextModel
 from dreaming.policy import Policy
 from dreaming.reindex import reindex
@@ -100,10 +109,13 @@ def run_stage(
     limit: int | None = None,
     dry_run: bool = False,
     progress: Progress | None = None,
+    since_policy: str | None = None,
 ) -> StageReport:
-    """Do the units of `stage` not yet done (at most `limit`), oldest first."""
+    """Do the units of `stage` not yet done (at most `limit`), oldest first; with
+    `since_policy`, only those last done under another version of that page."""
     report = StageReport(stage.name)
     try:
+        pages = {name: ctx.policy.page(name).checksum for name in stage.policy}
         units = list(stage.units(ctx))
     except Exception as e:
         # Nothing of this stage runs (its list may be partial); the next stage still does.
@@ -114,10 +126,16 @@ def run_stage(
     pending = set(work.todo(ctx.ledger, stage.name, inputs))
     todo: list[Unit] = [u for u in units if u.key in pending]
     report.skipped = len(units) - len(todo)
+    if since_policy is not None:
+        ran = unit_policy.ran_under(ctx.ledger, stage.name, since_policy)
+        governed = [u for u in todo if ran.get(u.key) != pages[since_policy]]
+        # The rest waits for the next night, which does every unit.
+        report.left = len(todo) - len(governed)
+        todo = governed
     labels = {u.key: u.label or u.key for u in units}
     report.given_up = [labels[k] for k in work.given_up(ctx.ledger, stage.name, inputs)]
     if limit is not None and len(todo) > limit:
-        report.left = len(todo) - limit
+        report.left += len(todo) - limit
         todo = todo[:limit]
     if dry_run:
         report.planned = len(todo)
@@ -149,6 +167,8 @@ def run_stage(
                 now=ctx.now(),
                 error=result.detail if result.status != "done" else None,
             )
+            if result.status == "done":
+                unit_policy.record(ctx.ledger, stage.name, unit.key, pages)
         report.count(unit.label or unit.key, result)
     if progress is not None:
         progress(stage.name, len(todo) - report.left, len(todo), "")
@@ -164,16 +184,22 @@ def run_night(
     dry_run: bool = False,
     progress: Progress | None = None,
     now: Callable[[], str] = utcnow,
+    since_policy: str | None = None,
 ) -> NightReport:
     """INGEST, then `stages` in order (or only the one named `only`), then the report.
+    With `since_policy` (a Meta page's name), only the stages that read that page, and
+    in them only the units last done under another version of it.
 
     Holds the vault's run lock throughout (a dry run takes none: it writes nothing).
     """
     chosen = _chosen(stages, only)
+    if since_policy is not None:
+        chosen = _governed(stages, chosen, since_policy)
     if dry_run:
-        return _plan(app, chosen, limit, now)
+        return _plan(app, chosen, limit, now, since_policy)
     with run_lock(app.vault):
-        return _night(app, chosen, only, limit, progress, now)
+        kind: runs.RunKind = "stage" if only or since_policy else "night"
+        return _night(app, chosen, kind, limit, progress, now, since_policy)
 
 
 def _chosen(stages: Sequence[Stage], only: str | None) -> list[Stage]:
@@ -186,13 +212,24 @@ def _chosen(stages: Sequence[Stage], only: str | None) -> list[Stage]:
     return picked
 
 
+def _governed(stages: Sequence[Stage], chosen: list[Stage], page: str) -> list[Stage]:
+    """The chosen stages that read `page`; a page no stage reads is refused."""
+    read = sorted({name for s in stages for name in s.policy})
+    if page not in read:
+        raise DreamingError(
+            f"no stage reads a Meta page named {page!r}; choose one of: {', '.join(read)}"
+        )
+    return [s for s in chosen if page in s.policy]
+
+
 def _night(
     app: App,
     chosen: list[Stage],
-    only: str | None,
+    kind: runs.RunKind,
     limit: int | None,
     progress: Progress | None,
     now: Callable[[], str],
+    since_policy: str | None,
 ) -> NightReport:
     ledger, vault = app.ledger, app.vault
     started, clock = now(), monotonic()
@@ -200,7 +237,7 @@ def _night(
     with ledger.transaction():
         interrupted = runs.interrupt_unfinished(ledger, "night", started)
         interrupted += runs.interrupt_unfinished(ledger, "stage", started)
-        runs.put(ledger, runs.Run(run_id, "stage" if only else "night", started, None, "running"))
+        runs.put(ledger, runs.Run(run_id, kind, started, None, "running"))
     report = NightReport(run_id, started, app.settings.model, interrupted=interrupted)
     # Under the run lock no other write into these folders can be half done.
     for folder in WRITABLE:
@@ -225,7 +262,9 @@ def _night(
             record_run=False,
         )
         for stage in chosen:
-            report.stages.append(run_stage(stage, ctx, limit=limit, progress=progress))
+            report.stages.append(
+                run_stage(stage, ctx, limit=limit, progress=progress, since_policy=since_policy)
+            )
             if report.stages[-1].budget_spent:
                 break
     except KeyboardInterrupt:
@@ -286,7 +325,13 @@ def _write_report(vault: Vault, writer: Writer, report: NightReport) -> str | No
     return sha
 
 
-def _plan(app: App, chosen: list[Stage], limit: int | None, now: Callable[[], str]) -> NightReport:
+def _plan(
+    app: App,
+    chosen: list[Stage],
+    limit: int | None,
+    now: Callable[[], str],
+    since_policy: str | None,
+) -> NightReport:
     """What a run would do now: 0 model calls, 0 writes (not even a `runs` row)."""
     vault, ledger = app.vault, app.ledger
     report = NightReport("dry-run", now(), app.settings.model, dry_run=True)
@@ -296,7 +341,9 @@ def _plan(app: App, chosen: list[Stage], limit: int | None, now: Callable[[], st
         raise ModelError("a dry run makes no model calls; a stage asked for one while planning")
 
     ctx = StageContext(vault, ledger, app.settings, Policy(vault), "dry-run", no_model, now)
-    report.stages = [run_stage(s, ctx, limit=limit, dry_run=True) for s in chosen]
+    report.stages = [
+        run_stage(s, ctx, limit=limit, dry_run=True, since_policy=since_policy) for s in chosen
+    ]
     return report
 
 

@@ -153,6 +153,7 @@ def render(report: NightReport, before: str | None) -> str:
 
 def section(report: NightReport) -> str:
     lines = [f"## Run {report.run_id} at {report.started_at[11:19]} UTC", ""]
+    lines += _callout("Needs your attention", [_plain(n) for n in report.notices])
     lines.append(
         f"Status: {report.status}. Model: {_plain(report.model)}. "
         f"Wall time: {report.wall_seconds:.1f} s. Model calls: {report.model_calls}."
@@ -164,7 +165,6 @@ def section(report: NightReport) -> str:
         lines.append(
             f"Budget spent, {left} units left for the next run: {_plain(report.budget_spent)}"
         )
-    lines += _listed("Needs your attention", [_plain(n) for n in report.notices])
     lines += ["", "### Ingest", "", _ingest_line(report.ingest)]
     by = f" (written by {_plain(report.model)})"
     created = [_link(a.stem) + by for a in report.articles if a.created]
@@ -199,6 +199,13 @@ def _ingest_line(i: IngestReport) -> str:
         f"{len(i.failed)} failed, {len(i.pending)} pending; {i.conversations_new} new and "
         f"{i.conversations_updated} updated conversations, {i.messages_added} messages."
     )
+
+
+def _callout(title: str, items: list[str]) -> list[str]:
+    """An Obsidian warning callout: what the person must fix stands first in the section."""
+    if not items:
+        return []
+    return [f"> [!warning] {title}", *(f"> - {item}" for item in items), ""]
 
 
 def _listed(title: str, items: list[str]) -> list[str]:

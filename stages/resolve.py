@@ -175,18 +175,28 @@ def own_stem(display: str, homes: Homes) -> Home:
 
 class ResolveStage:
     name: StageName = "resolve"
+    policy: tuple[str, ...] = ("Entities", "Topics_to_Ignore")
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         index = subjects.article_homes(ctx.ledger)
         aliases = alias_version(ctx.policy.page("Entities").checksum, index)
-        ignore = ctx.policy.page("Topics_to_Ignore").checksum
+        patterns = ignore_patterns(ctx.policy.text("Topics_to_Ignore"))
         for bucket in buckets.with_delta(ctx.ledger):
             ids = buckets.delta(ctx.ledger, bucket.id)
             delta = subjects.mentions_of(ctx.ledger, ids)
             reach = subjects.reaches(ctx.ledger, [m.subject for m in delta])
             if bucket.id == buckets.CAPTURED and not self._rescan(ctx, index, reach):
                 continue
-            digest = input_hash(delta, reach, ids, aliases, ignore, ctx.settings.model)
+            # The ignore list counts only through the delta's subjects it matches: a
+            # pattern for another topic leaves this bucket done.
+            ignore = "\x1f".join(
+                sorted(
+                    name
+                    for name, s in subjects.named(ctx.ledger, reach).items()
+                    if _ignored(s, patterns)
+                )
+            )
+            digest = input_hash(delta, reach, ids, aliases, f"ignored:{ignore}", ctx.settings.model)
             yield Unit(str(bucket.id), digest, bucket.label)
 
     def _rescan(

@@ -81,6 +81,7 @@ def _ask(model: TextModel, conv_id: str, system: str, user: str, shape: Constrai
 
 class SegmentStage:
     name: StageName = "segment"
+    policy: tuple[str, ...] = ("Chunking", "Topics_to_Ignore")
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         chunking = ctx.policy.page("Chunking").checksum

@@ -70,6 +70,9 @@ class StageContext:
 
 class Stage(Protocol):
     name: StageName
+    policy: tuple[str, ...]
+    """The Meta pages the stage reads (through `ctx.policy`): the runner records each one's
+    checksum for every unit done, and `--since-policy PAGE` runs the stages naming PAGE."""
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         """Every unit this stage could work on now, oldest first (conversations by

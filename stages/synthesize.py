@@ -35,6 +35,7 @@ from stages.write import Edit, resolve
 
 class SynthesizeStage:
     name: StageName = "synthesize"
+    policy: tuple[str, ...] = (SCHEMAS_PAGE,)
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         kinds = _kinds_checksum(ctx)

@@ -51,6 +51,7 @@ class FakeStage:
         hold: Path | None = None,
     ) -> None:
         self.name: StageName = name
+        self.policy: tuple[str, ...] = ()
         self.keys = list(keys)
         self.fail = set(fail)
         self.crash = crash

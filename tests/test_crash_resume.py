@@ -66,8 +66,18 @@ VOLATILE = ("_at", "first_seen")
 """Columns that say when, not what: equal content at another time."""
 RUN_COLUMNS = ("run_id", "synthesized_run")
 """Columns naming a run: compared as set or not (the runs differ between vaults)."""
-BOOKKEEPING = {"runs", "model_calls", "work", "gate_rejections", "watermarks", "raw_files"}
-"""How the nights went, not what they made (work's attempts count the crash)."""
+BOOKKEEPING = {
+    "runs",
+    "model_calls",
+    "work",
+    "unit_policy",
+    "gate_rejections",
+    "watermarks",
+    "raw_files",
+}
+"""How the nights went, not what they made (work's attempts count the crash; a unit
+whose output was stored before the kill is no unit any more, so neither `work` nor
+`unit_policy` gets its row)."""
 
 
 NIGHT = ("synthesize", "--model", "rule:any", "--vault")

@@ -192,12 +192,28 @@ def test_a_chunk_whose_topic_is_ignored_names_no_subject_and_calls_no_model(
     assert subjects.mentions_in(ledger, chunk_id) == []
 
 
-def test_an_edited_ignore_page_makes_the_unit_new(vault: Vault, ledger: Ledger) -> None:
+def ignore(vault: Vault, pattern: str) -> None:
+    page = vault.meta / "Topics_to_Ignore.md"
+    text = page.read_text(encoding="utf-8").replace("```ignore\n", f"```ignore\n{pattern}\n")
+    page.write_text(text, encoding="utf-8")
+
+
+def test_an_ignore_pattern_that_matches_the_chunk_makes_the_unit_new(
+    vault: Vault, ledger: Ledger
+) -> None:
     seed(ledger, BREAD)
     before = only_unit(context(vault, ledger))
-    page = vault.meta / "Topics_to_Ignore.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\nx\n", encoding="utf-8")
+    ignore(vault, BREAD.name.split()[0])
     assert only_unit(context(vault, ledger)).input_hash != before.input_hash
+
+
+def test_an_ignore_pattern_for_another_topic_leaves_the_unit_done(
+    vault: Vault, ledger: Ledger
+) -> None:
+    seed(ledger, BREAD)
+    before = only_unit(context(vault, ledger))
+    ignore(vault, "a topic no chunk has")
+    assert only_unit(context(vault, ledger)).input_hash == before.input_hash
 
 
 def test_an_edited_entities_page_makes_the_unit_new(vault: Vault, ledger: Ledger) -> None:

@@ -83,8 +83,7 @@ def test_a_broken_meta_page_is_reported_and_the_night_still_runs(
     (vault.meta / "Chunking.md").write_bytes(b"\xff\xfe broken")
     assert night(vault) == 2
     log = next(vault.log.glob("2*.md")).read_text(encoding="utf-8")
-    assert "### Needs your attention" in log
-    assert "Chunking.md: not UTF-8 text; save it as UTF-8" in log
+    assert "> [!warning] Needs your attention\n> - Meta/Chunking.md: not UTF-8 text" in log
     assert (vault.root / "articles" / "Sourdough_Bread.md").is_file()
 
 

@@ -73,3 +73,19 @@ def test_an_edit_refused_for_two_reasons_is_one_noop() -> None:
     report.noops.append(GateRejection("r1", "synthesize", "b1", "Old_Thing", "E_LINK", "x", "t"))
     report.conflicts = [("Other", "changed on disk")]
     assert report.summary()["noops"] == 2
+
+
+def test_what_needs_the_person_stands_first_in_the_run_s_section_as_a_callout() -> None:
+    report = a_night()
+    report.notices = ["Meta/Chunking.md: is empty; undo the edit", "a [[link]] | cell"]
+    text = render(report, None)
+    section = text.split("## Run r1 at 02:05:06 UTC\n\n", 1)[1]
+    assert section.startswith(
+        "> [!warning] Needs your attention\n"
+        "> - Meta/Chunking.md: is empty; undo the edit\n"
+        "> - a \\[\\[link\\]\\] \\| cell\n\nStatus: ok."
+    )
+
+
+def test_a_run_with_nothing_to_fix_has_no_callout() -> None:
+    assert "[!warning]" not in render(a_night(), None)

@@ -106,11 +106,13 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
+    from dreaming.policy import policy_problems
     from dreaming.status import status as get_status
 
     app = command_app(vault_path)
     doc = get_status(app.ledger)
     doc["vault"] = str(app.vault.root)
+    doc["policy_problems"] = policy_problems(app.vault)
     if as_json:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
         return
@@ -164,8 +166,20 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
 @click.option("--model", "spec", default=None, help="The model spec for this run.")
 @click.option("--dry-run", is_flag=True, help="Print the plan: no model call, no write.")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N units a stage.")
+@click.option(
+    "--since-policy",
+    "since_policy",
+    metavar="PAGE",
+    default=None,
+    help="Only the units the Meta page PAGE governs that ran under another version of it.",
+)
 def synthesize(
-    vault_path: Path | None, only: str | None, spec: str | None, dry_run: bool, limit: int | None
+    vault_path: Path | None,
+    only: str | None,
+    spec: str | None,
+    dry_run: bool,
+    limit: int | None,
+    since_policy: str | None,
 ) -> None:
     """Run the night now: INGEST, then every stage, then the run report in Log/."""
     from stages.pipeline import run_night
@@ -191,9 +205,11 @@ def synthesize(
                     task, completed=done, total=total, stage=stage, description=_name(label[-60:])
                 )
 
-            report = run_night(app, only=only, limit=limit, progress=progress)
+            report = run_night(
+                app, only=only, limit=limit, progress=progress, since_policy=since_policy
+            )
     else:
-        report = run_night(app, only=only, limit=limit, dry_run=dry_run)
+        report = run_night(app, only=only, limit=limit, dry_run=dry_run, since_policy=since_policy)
     if dry_run:
         _print_plan(report)
         return
@@ -210,7 +226,7 @@ def _print_plan(report: NightReport) -> None:
     calls = 0
     for s in report.stages:
         calls += s.planned
-        later = f", {s.left} more beyond --limit" if s.left else ""
+        later = f", {s.left} more left for a later run" if s.left else ""
         out.print(
             f"  {s.stage}: {s.planned} units to do, {s.skipped} already done{later}", markup=False
         )
@@ -354,6 +370,14 @@ def _print_status(doc: StatusDoc) -> None:
                 f"{u['seconds']:.1f}",
             )
         out.print(table)
+    problems = doc.get("policy_problems", [])
+    if problems:
+        plural = "s" if len(problems) > 1 else ""
+        out.print(f"Policy: {len(problems)} Meta page problem{plural}; each says what is in force")
+    else:
+        out.print("Policy: every Meta page in force")
+    for problem in problems:
+        out.print(f"  [red]refused[/] {_name(problem)}")
     run = doc["last_run"]
     if run is None:
         out.print("Last run: never")

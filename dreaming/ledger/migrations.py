@@ -277,4 +277,14 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX woven_stem ON woven(stem);
     """,
+    # 6: which version of each Meta page a unit was last done under (--since-policy)
+    """
+    CREATE TABLE unit_policy (
+        stage TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        page TEXT NOT NULL,               -- a Meta page the stage reads, e.g. Topics_to_Ignore
+        checksum TEXT NOT NULL,           -- the page's checksum when the unit was last done
+        PRIMARY KEY (stage, unit, page)
+    ) WITHOUT ROWID;
+    """,
 )
