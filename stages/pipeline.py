@@ -7,7 +7,9 @@ runner commits what it wrote, then records it done. A crash (kill -9) between
 any two of those steps only makes the next run do that unit again, and a unit
 done again writes the same bytes, which is no new commit. A failed unit is
 recorded with its one-line reason and the next unit runs; `BudgetExhausted`
-stops the stage at the unit boundary and the rest waits for the next run.
+stops the stage at the unit boundary and the rest waits for the next run, and so
+does a `stop` request (SIGTERM to `dreaming synthesize`), which ends the night
+`interrupted` with its report committed.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ class App(Protocol):
 
 Progress = Callable[[str, int, int, str], None]
 """progress(stage, units handled, units to handle, current unit's label)."""
+Stop = Callable[[], bool]
+"""True once the run should stop at the next unit boundary."""
 
 
 def utcnow() -> str:
@@ -100,6 +104,7 @@ def run_stage(
     limit: int | None = None,
     dry_run: bool = False,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> StageReport:
     """Do the units of `stage` not yet done (at most `limit`), oldest first."""
     report = StageReport(stage.name)
@@ -124,6 +129,9 @@ def run_stage(
         report.plan = [u.label or u.key for u in todo]
         return report
     for i, unit in enumerate(todo):
+        if stop is not None and stop():
+            report.left += len(todo) - i
+            break
         if progress is not None:
             progress(stage.name, i, len(todo), unit.label or unit.key)
         try:
@@ -164,16 +172,18 @@ def run_night(
     dry_run: bool = False,
     progress: Progress | None = None,
     now: Callable[[], str] = utcnow,
+    stop: Stop | None = None,
 ) -> NightReport:
     """INGEST, then `stages` in order (or only the one named `only`), then the report.
 
     Holds the vault's run lock throughout (a dry run takes none: it writes nothing).
+    Once `stop()` is true the night ends at the next unit boundary, `interrupted`.
     """
     chosen = _chosen(stages, only)
     if dry_run:
         return _plan(app, chosen, limit, now)
     with run_lock(app.vault):
-        return _night(app, chosen, only, limit, progress, now)
+        return _night(app, chosen, only, limit, progress, now, stop)
 
 
 def _chosen(stages: Sequence[Stage], only: str | None) -> list[Stage]:
@@ -193,6 +203,7 @@ def _night(
     limit: int | None,
     progress: Progress | None,
     now: Callable[[], str],
+    stop: Stop | None = None,
 ) -> NightReport:
     ledger, vault = app.ledger, app.vault
     started, clock = now(), monotonic()
@@ -225,8 +236,10 @@ def _night(
             record_run=False,
         )
         for stage in chosen:
-            report.stages.append(run_stage(stage, ctx, limit=limit, progress=progress))
-            if report.stages[-1].budget_spent:
+            report.stages.append(
+                run_stage(stage, ctx, limit=limit, progress=progress, stop=stop)
+            )
+            if report.stages[-1].budget_spent or (stop is not None and stop()):
                 break
     except KeyboardInterrupt:
         _finish(app, report, writer, "interrupted", now, clock)
@@ -237,7 +250,8 @@ def _night(
     finally:
         if not app.settings.keep_model_resident:
             app.unload_model()
-    _finish(app, report, writer, "ok", now, clock)
+    stopped = stop is not None and stop()
+    _finish(app, report, writer, "interrupted" if stopped else "ok", now, clock)
     return report
 
 
