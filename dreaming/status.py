@@ -82,6 +82,8 @@ class StatusDoc(TypedDict):
     model_usage: dict[str, UsageDoc]
     vault: NotRequired[str]
     """Added by the command, which knows where the vault is."""
+    watcher: NotRequired[dict[str, Any]]
+    """Added by the command: the watcher's heartbeat (watcher/heartbeat.py), `running`."""
 
 
 def status(ledger: Ledger) -> StatusDoc:

@@ -236,9 +236,7 @@ def _night(
             record_run=False,
         )
         for stage in chosen:
-            report.stages.append(
-                run_stage(stage, ctx, limit=limit, progress=progress, stop=stop)
-            )
+            report.stages.append(run_stage(stage, ctx, limit=limit, progress=progress, stop=stop))
             if report.stages[-1].budget_spent or (stop is not None and stop()):
                 break
     except KeyboardInterrupt:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sqlite3
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +20,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
+from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, err, out, shown, vault_option
 
 if TYPE_CHECKING:
@@ -110,10 +113,12 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     app = command_app(vault_path)
     doc = get_status(app.ledger)
     doc["vault"] = str(app.vault.root)
+    doc["watcher"] = watcher_doc(app.vault)
     if as_json:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
         return
     _print_status(doc)
+    print_watcher(doc["watcher"], app.vault)
 
 
 @cli.command()
@@ -163,13 +168,30 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
 @click.option("--model", "spec", default=None, help="The model spec for this run.")
 @click.option("--dry-run", is_flag=True, help="Print the plan: no model call, no write.")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N units a stage.")
+@click.option("--now", is_flag=True, help="Through the running watcher, else here (saying so).")
+# The watcher's own night child: it must not hand the night back to the watcher.
+@click.option("--here", is_flag=True, hidden=True)
 def synthesize(
-    vault_path: Path | None, only: str | None, spec: str | None, dry_run: bool, limit: int | None
+    vault_path: Path | None,
+    only: str | None,
+    spec: str | None,
+    dry_run: bool,
+    limit: int | None,
+    now: bool,
+    here: bool,
 ) -> None:
-    """Run the night now: INGEST, then every stage, then the run report in Log/."""
+    """Run the night now: INGEST, then every stage, then the run report in Log/.
+
+    While a watcher runs for the vault, the night runs there (never a second writer)."""
     from stages.pipeline import run_night
 
     app = command_app(vault_path)
+    if not (dry_run or here) and through_watcher(app.vault, only, limit, spec, now):
+        return
+    # SIGTERM (the watcher stopping, a service manager) ends the night at a unit boundary.
+    stopping = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    click.get_current_context().call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
     if spec:
         app.use_model(spec)
     if out.is_terminal and not dry_run:
@@ -190,9 +212,9 @@ def synthesize(
                     task, completed=done, total=total, stage=stage, description=_name(label[-60:])
                 )
 
-            report = run_night(app, only=only, limit=limit, progress=progress)
+            report = run_night(app, only=only, limit=limit, progress=progress, stop=stopping.is_set)
     else:
-        report = run_night(app, only=only, limit=limit, dry_run=dry_run)
+        report = run_night(app, only=only, limit=limit, dry_run=dry_run, stop=stopping.is_set)
     if dry_run:
         _print_plan(report)
         return
@@ -364,6 +386,10 @@ def _print_status(doc: StatusDoc) -> None:
                 f"  {done} units done, {run['failures']} failures, {run['noops']} no-ops, "
                 f"{run['model_calls']} model calls, {run['commits']} commits"
             )
+
+
+cli.add_command(watch)
+cli.add_command(service)
 
 
 def main() -> None:

@@ -91,7 +91,8 @@ class NightRunner:
         self.vault.logs.mkdir(parents=True, exist_ok=True)
         rotate(self.log)
         started = datetime.now(UTC).isoformat(timespec="seconds")
-        argv = [*self.command, "synthesize", "--vault", str(self.vault.root), *request.args()]
+        argv = [*self.command, "synthesize", "--here", "--vault", str(self.vault.root)]
+        argv += request.args()
         with self._guard:
             if self._stopping.is_set():
                 return NightResult("skipped", "not run: the watcher is stopping")
