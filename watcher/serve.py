@@ -63,7 +63,11 @@ def serve(
         def night(request: NightRequest) -> NightResult:
             say(f"night started ({request.reason})")
             heartbeat.night_started()
-            result = runner.run(request, lambda why: say(why))
+            try:
+                result = runner.run(request, lambda why: say(why))
+            except OSError as e:
+                # The child could not start (the log unwritable, no python): said, not fatal.
+                result = NightResult("failed", f"the night could not start: {e}")
             heartbeat.night_finished(result.status, result.summary)
             say(f"night {result.status}: {result.summary}", problem=result.status == "failed")
             return result
