@@ -180,3 +180,22 @@ def test_the_schedule_is_hh_mm_or_hh_mm_ss(vault: Vault, given: str, kept: str) 
 def test_a_schedule_that_is_no_time_is_refused(vault: Vault, given: str) -> None:
     with pytest.raises(ConfigError, match="schedule"):
         load_settings(vault.root, schedule=given)
+
+
+def test_a_scheduled_night_that_did_not_run_is_still_owed(
+    vault: Vault, started: list[NightScheduler]
+) -> None:
+    two_days_ago = (datetime.now() - timedelta(days=2)).astimezone().isoformat()
+    (vault.state / SCHEDULE_FILE).write_text(json.dumps({"last_started": two_days_ago}))
+    skipped: list[NightRequest] = []
+
+    def night(request: NightRequest) -> NightResult:
+        skipped.append(request)
+        return NightResult("skipped", "not run: the watcher stopped while it waited")
+
+    s = NightScheduler(vault, far_away(), night, poll=0.1)
+    started.append(s)
+    s.start()
+    wait_for(lambda: skipped)
+    time.sleep(0.5)
+    assert schedule_state(vault) == {"last_started": two_days_ago}

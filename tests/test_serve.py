@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
@@ -23,7 +24,7 @@ from tests.support import drop, raw_note
 from watcher.control import request_night, wait_result
 from watcher.heartbeat import read_heartbeat
 from watcher.instance import watching_pid
-from watcher.night import NightRequest
+from watcher.night import NightRequest, NightRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 DEADLINE = 60.0
@@ -268,3 +269,70 @@ def test_the_night_log_is_rotated_before_a_night_past_1_mb(
     assert (vault.logs / "night.log.1").stat().st_size == 1024 * 1024 + 1
     assert (vault.logs / "night.log").stat().st_size < 1024 * 1024
     assert os.path.getsize(vault.logs / "night.log") > 0
+
+
+HOLD_RUN_LOCK = """
+import sys, time
+from dreaming.vault import Vault
+from dreaming.vault.lock import run_lock
+with run_lock(Vault.open(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+# Stands in for `python -m watcher.cli`: says what it was asked, fails with an error line.
+FAILING_CHILD = [sys.executable, "-c", "import sys; print(sys.argv[1:]); sys.exit('boom: fix X')"]
+
+
+def test_a_night_waits_for_a_run_lock_another_process_holds_and_says_so(vault: Vault) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_RUN_LOCK, str(vault.root), "1.5"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    said: list[str] = []
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
+        result = NightRunner(vault, FAILING_CHILD).run(NightRequest("scheduled"), said.append)
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert said == [
+        f"the night waits: another dreaming run (pid {holder.pid}) is working on this vault"
+    ]
+    assert result.status == "failed", "it ran once the lock was free"
+
+
+def test_a_night_stopped_while_it_waits_for_the_lock_is_skipped(vault: Vault) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_RUN_LOCK, str(vault.root), "60"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    runner = NightRunner(vault, FAILING_CHILD)
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
+        threading.Timer(0.5, runner.terminate).start()
+        result = runner.run(NightRequest("scheduled"), lambda _: None)
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert result.status == "skipped"
+    assert not (vault.logs / "night.log").exists(), "no child started"
+
+
+def test_a_failed_night_child_is_reported_with_its_last_line(vault: Vault) -> None:
+    result = NightRunner(vault, FAILING_CHILD).run(
+        NightRequest("requested", stage="segment", limit=3, model="m"), lambda _: None
+    )
+    assert (result.status, result.exit_code) == ("failed", 1)
+    assert result.summary == "the night failed: boom: fix X"
+    log = (vault.logs / "night.log").read_text()
+    assert "--- " in log
+    assert "night (requested)" in log
+    args = ["synthesize", "--here", "--vault", str(vault.root), "--stage", "segment"]
+    assert str([*args, "--limit", "3", "--model", "m"]) in log

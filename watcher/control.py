@@ -69,6 +69,17 @@ def wait_result(
 ) -> NightResult:
     """The watcher's answer to request `rid`; raises when the watcher stops without one."""
     path = control_dir(vault) / f"{rid}{RESULT}"
+    try:
+        return _wait(vault, rid, path, alive, poll)
+    except KeyboardInterrupt:
+        # A request not yet taken is withdrawn; one taken runs to its end.
+        (control_dir(vault) / f"{rid}{REQUEST}").unlink(missing_ok=True)
+        raise
+
+
+def _wait(
+    vault: Vault, rid: str, path: Path, alive: Callable[[], bool], poll: float
+) -> NightResult:
     while True:
         # Looked at before the file: an answer written just before the watcher exits counts.
         gone = not alive()

@@ -129,10 +129,15 @@ class NightScheduler:
             if self._stop.is_set():
                 return NightResult("skipped", "not run: the watcher is stopping")
             scheduled = request.reason in ("scheduled", "catch-up")
+            before = self._state()
             if scheduled:
-                self._save({**self._state(), "last_started": self._now()})
+                # Recorded before it runs: a watcher killed mid-night does not run it twice.
+                self._save({**before, "last_started": self._now()})
             result = self._night(request)
-            if scheduled:
+            if scheduled and result.status == "skipped":
+                # No night ran (the watcher stopped while it waited): the next start owes it.
+                self._save(before)
+            elif scheduled:
                 done = {"last_finished": self._now(), "last_status": result.status}
                 self._save({**self._state(), **done})
         self._announce()
