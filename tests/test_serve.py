@@ -251,9 +251,9 @@ def test_a_started_service_imports_no_model_library_and_stays_under_150_mb(
     w = serve_slow(watchers, vault, "modules")
     rid = request_night(vault, NightRequest("requested", model="rule:any"))
     result = wait_result(vault, rid, alive=lambda: watching_pid(vault) is not None)
-    assert result.status == "ok"
+    assert result.status == "ok", (result, (vault.logs / "night.log").read_text())
     assert w.terminate() == 0
-    assert "MODULES []" in w.output()
+    assert "MODULES []" in w.output(), w.output()
     peak = float(w.output().split("PEAK_MB ")[1].split()[0])
     assert peak < 150, "the watcher stays small: the night's memory went with its child"
 

@@ -59,5 +59,5 @@ def test_the_status_document_has_the_declared_keys(vault: Vault, ledger: Ledger)
     assert {k for u in doc["model_usage"].values() for k in u} == keys(UsageDoc)
 
 
-def test_only_the_vault_is_added_outside_the_ledger() -> None:
-    assert StatusDoc.__optional_keys__ == frozenset({"vault"})
+def test_only_the_vault_and_the_watcher_are_added_outside_the_ledger() -> None:
+    assert StatusDoc.__optional_keys__ == frozenset({"vault", "watcher"})
