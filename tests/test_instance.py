@@ -91,3 +91,11 @@ def test_a_night_child_outliving_a_killed_watcher_does_not_keep_the_vault_watche
                 pass
         finally:
             os.kill(kid, signal.SIGKILL)
+
+
+def test_a_live_pid_left_in_the_file_by_a_killed_watcher_is_not_a_holder(vault: Vault) -> None:
+    # After a kill -9 the file keeps the pid, which the system may give to another process.
+    (vault.state / "watch.lock").write_text(f"{os.getpid()}\n")
+    assert watching_pid(vault) is None
+    with instance_lock(vault):
+        assert watching_pid(vault) == os.getpid()

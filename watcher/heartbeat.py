@@ -159,7 +159,7 @@ def read_heartbeat(vault: Vault) -> HeartbeatDoc | None:
     except (OSError, ValueError):
         return None
     holder = watching_pid(vault)
-    doc["running"] = holder is not None and holder in (0, doc.get("pid"))
+    doc["running"] = holder is not None and holder == doc.get("pid")
     if not doc["running"] and doc.get("state") != "stopped":
         # It died without saying so (SIGKILL, power): the file's state is stale.
         doc["state"] = "stopped"

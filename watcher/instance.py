@@ -13,6 +13,7 @@ import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from dreaming.errors import DreamingError
 from dreaming.vault import Vault
@@ -50,22 +51,42 @@ def instance_lock(vault: Vault) -> Iterator[None]:
 
 
 def watching_pid(vault: Vault) -> int | None:
-    """The pid of the watcher holding the vault now (0: it has not written it yet),
-    else None (none ran, or it died)."""
-    path = vault.state / LOCK_NAME
+    """The pid of the watcher holding the vault now, else None (none ran, or it died)."""
+    return lock_holder(vault.state / LOCK_NAME)
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid holding the flock of `path` (a pid lock like this one or the run lock).
+
+    A probe that took the lock, even for a moment, could make its real taker fail at
+    that moment; so the pid in the file is read first (a holder empties it on release)
+    and only a live pid is confirmed with a probe (a dead holder's pid may be reused)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:
+        pid = _pid_in(fd)
+        if pid is None or not _alive(pid):
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return _pid_in(fd) or 0
+            return pid
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
     finally:
         os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _pid_in(fd: int) -> int | None:

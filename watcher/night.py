@@ -10,7 +10,6 @@ boundary and commits its report.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import subprocess
@@ -25,6 +24,7 @@ from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, runs
 from dreaming.vault import Vault
 from dreaming.vault.lock import LOCK_NAME as RUN_LOCK
+from watcher.instance import lock_holder
 
 LOG_NAME = "night.log"
 LOG_LIMIT = 1024 * 1024
@@ -82,8 +82,7 @@ class NightRunner:
         holder = run_lock_holder(self.vault)
         if holder is not None:
             on_wait(
-                f"the night waits: another dreaming run (pid {holder or 'unknown'}) "
-                "is working on this vault"
+                f"the night waits: another dreaming run (pid {holder}) is working on this vault"
             )
         while run_lock_holder(self.vault) is not None:
             if self._stopping.wait(LOCK_POLL):
@@ -161,21 +160,8 @@ def _last_line(path: Path) -> str | None:
 
 
 def run_lock_holder(vault: Vault) -> int | None:
-    """The pid holding the vault's run lock (0: not yet written), else None."""
-    try:
-        fd = os.open(vault.state / RUN_LOCK, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-            return int(text) if text.isdigit() else 0
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    """The pid holding the vault's run lock, else None."""
+    return lock_holder(vault.state / RUN_LOCK)
 
 
 def rotate(path: Path, limit: int = LOG_LIMIT, kept: int = LOGS_KEPT) -> None:
