@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from types import FrameType
 from rich.console import Console
 
 from dreaming.errors import DreamingError
-from dreaming.ledger import raw_files
+from dreaming.ledger import Ledger, raw_files
 from watcher.app import App
 from watcher.console import out, shown
 from watcher.heartbeat import Heartbeat
@@ -108,10 +109,15 @@ def serve(
 
 
 def _pending(app: App) -> int:
-    """Raw files waiting to be read again (half-copied ones); 0 when the ledger says no."""
+    """Raw files waiting to be read again (half-copied ones); 0 when the ledger says no.
+
+    Its own read-only connection: a reaction may be reported from any thread."""
+    if not app.vault.ledger_path.is_file():
+        return 0
     try:
-        return raw_files.counts(app.ledger).get("pending", 0)
-    except DreamingError:
+        with Ledger(app.vault.ledger_path, read_only=True) as ledger:
+            return raw_files.counts(ledger).get("pending", 0)
+    except (DreamingError, sqlite3.Error):
         return 0
 
 
