@@ -48,7 +48,7 @@ class Settings:
     vault: Path
     model: str = DEFAULT_MODEL
     schedule: str = DEFAULT_SCHEDULE
-    """Local time HH:MM of the nightly run."""
+    """Local time HH:MM (or HH:MM:SS) of the nightly run."""
     max_model_calls: int | None = None
     max_model_seconds: float | None = None
     keep_model_resident: bool = False
@@ -139,10 +139,12 @@ def _coerce(name: str, value: Any, path: Path) -> Any:
                 raise ValueError(value)
             return word in _TRUE
         if name == "schedule":
-            hh, mm = str(value).split(":")
-            if not (0 <= int(hh) < 24 and 0 <= int(mm) < 60):
+            parts = [int(p) for p in str(value).split(":")]
+            if len(parts) not in (2, 3) or not all(
+                0 <= p < top for p, top in zip(parts, (24, 60, 60), strict=False)
+            ):
                 raise ValueError(value)
-            return f"{int(hh):02d}:{int(mm):02d}"
+            return ":".join(f"{p:02d}" for p in parts)
         if not isinstance(value, str):
             raise TypeError(value)
         return value

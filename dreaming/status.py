@@ -85,6 +85,8 @@ class StatusDoc(TypedDict):
     policy_problems: NotRequired[list[str]]
     """Added by the command, which reads the vault's Meta pages (`policy_problems`): one
     line a page not in force, saying what to fix and what is in force instead."""
+    watcher: NotRequired[dict[str, Any]]
+    """Added by the command: the watcher's heartbeat (watcher/heartbeat.py), `running`."""
 
 
 def status(ledger: Ledger) -> StatusDoc:

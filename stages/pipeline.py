@@ -7,7 +7,9 @@ runner commits what it wrote, then records it done. A crash (kill -9) between
 any two of those steps only makes the next run do that unit again, and a unit
 done again writes the same bytes, which is no new commit. A failed unit is
 recorded with its one-line reason and the next unit runs; `BudgetExhausted`
-stops the stage at the unit boundary and the rest waits for the next run.
+stops the stage at the unit boundary and the rest waits for the next run, and so
+does a `stop` request (SIGTERM to `dreaming synthesize`), which ends the night
+`interrupted` with its report committed.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ class App(Protocol):
 
 Progress = Callable[[str, int, int, str], None]
 """progress(stage, units handled, units to handle, current unit's label)."""
+Stop = Callable[[], bool]
+"""True once the run should stop at the next unit boundary."""
 
 
 def utcnow() -> str:
@@ -110,6 +114,7 @@ def run_stage(
     dry_run: bool = False,
     progress: Progress | None = None,
     since_policy: str | None = None,
+    stop: Stop | None = None,
 ) -> StageReport:
     """Do the units of `stage` not yet done (at most `limit`), oldest first; with
     `since_policy`, only those last done under another version of that page."""
@@ -142,6 +147,9 @@ def run_stage(
         report.plan = [u.label or u.key for u in todo]
         return report
     for i, unit in enumerate(todo):
+        if stop is not None and stop():
+            report.left += len(todo) - i
+            break
         if progress is not None:
             progress(stage.name, i, len(todo), unit.label or unit.key)
         try:
@@ -185,12 +193,14 @@ def run_night(
     progress: Progress | None = None,
     now: Callable[[], str] = utcnow,
     since_policy: str | None = None,
+    stop: Stop | None = None,
 ) -> NightReport:
     """INGEST, then `stages` in order (or only the one named `only`), then the report.
     With `since_policy` (a Meta page's name), only the stages that read that page, and
     in them only the units last done under another version of it.
 
     Holds the vault's run lock throughout (a dry run takes none: it writes nothing).
+    Once `stop()` is true the night ends at the next unit boundary, `interrupted`.
     """
     chosen = _chosen(stages, only)
     if since_policy is not None:
@@ -199,7 +209,7 @@ def run_night(
         return _plan(app, chosen, limit, now, since_policy)
     with run_lock(app.vault):
         kind: runs.RunKind = "stage" if only or since_policy else "night"
-        return _night(app, chosen, kind, limit, progress, now, since_policy)
+        return _night(app, chosen, kind, limit, progress, now, since_policy, stop)
 
 
 def _chosen(stages: Sequence[Stage], only: str | None) -> list[Stage]:
@@ -230,6 +240,7 @@ def _night(
     progress: Progress | None,
     now: Callable[[], str],
     since_policy: str | None,
+    stop: Stop | None = None,
 ) -> NightReport:
     ledger, vault = app.ledger, app.vault
     started, clock = now(), monotonic()
@@ -263,9 +274,11 @@ def _night(
         )
         for stage in chosen:
             report.stages.append(
-                run_stage(stage, ctx, limit=limit, progress=progress, since_policy=since_policy)
+                run_stage(
+                    stage, ctx, limit=limit, progress=progress, since_policy=since_policy, stop=stop
+                )
             )
-            if report.stages[-1].budget_spent:
+            if report.stages[-1].budget_spent or (stop is not None and stop()):
                 break
     except KeyboardInterrupt:
         _finish(app, report, writer, "interrupted", now, clock)
@@ -276,7 +289,8 @@ def _night(
     finally:
         if not app.settings.keep_model_resident:
             app.unload_model()
-    _finish(app, report, writer, "ok", now, clock)
+    stopped = stop is not None and stop()
+    _finish(app, report, writer, "interrupted" if stopped else "ok", now, clock)
     return report
 
 

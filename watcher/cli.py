@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import sqlite3
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +21,9 @@ from rich.markup import escape
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
 from watcher.cmd_station import station
+from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, err, out, shown, vault_option
+from watcher.night import NightRequest
 
 if TYPE_CHECKING:
     from dreaming.status import StatusDoc
@@ -113,10 +117,12 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     doc = get_status(app.ledger)
     doc["vault"] = str(app.vault.root)
     doc["policy_problems"] = policy_problems(app.vault)
+    doc["watcher"] = watcher_doc(app.vault)
     if as_json:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
         return
     _print_status(doc)
+    print_watcher(doc["watcher"], app.vault)
 
 
 @cli.command()
@@ -173,6 +179,9 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
     default=None,
     help="Only the units the Meta page PAGE governs that ran under another version of it.",
 )
+@click.option("--now", is_flag=True, help="Through the running watcher, else here (saying so).")
+# The watcher's own night child: it must not hand the night back to the watcher.
+@click.option("--here", is_flag=True, hidden=True)
 def synthesize(
     vault_path: Path | None,
     only: str | None,
@@ -180,11 +189,22 @@ def synthesize(
     dry_run: bool,
     limit: int | None,
     since_policy: str | None,
+    now: bool,
+    here: bool,
 ) -> None:
-    """Run the night now: INGEST, then every stage, then the run report in Log/."""
+    """Run the night now: INGEST, then every stage, then the run report in Log/.
+
+    While a watcher runs for the vault, the night runs there (never a second writer)."""
     from stages.pipeline import run_night
 
     app = command_app(vault_path)
+    request = NightRequest("requested", only, limit, spec, since_policy)
+    if not (dry_run or here) and through_watcher(app.vault, request, now):
+        return
+    # SIGTERM (the watcher stopping, a service manager) ends the night at a unit boundary.
+    stopping = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    click.get_current_context().call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
     if spec:
         app.use_model(spec)
     if out.is_terminal and not dry_run:
@@ -206,10 +226,22 @@ def synthesize(
                 )
 
             report = run_night(
-                app, only=only, limit=limit, progress=progress, since_policy=since_policy
+                app,
+                only=only,
+                limit=limit,
+                progress=progress,
+                since_policy=since_policy,
+                stop=stopping.is_set,
             )
     else:
-        report = run_night(app, only=only, limit=limit, dry_run=dry_run, since_policy=since_policy)
+        report = run_night(
+            app,
+            only=only,
+            limit=limit,
+            dry_run=dry_run,
+            since_policy=since_policy,
+            stop=stopping.is_set,
+        )
     if dry_run:
         _print_plan(report)
         return
@@ -392,6 +424,8 @@ def _print_status(doc: StatusDoc) -> None:
 
 
 cli.add_command(station)
+cli.add_command(watch)
+cli.add_command(service)
 
 
 def main() -> None:
