@@ -10,10 +10,9 @@ Chunking page's word limits (asked once more when too short; a label from the
 chunk's own words when still unusable). A model answer in the wrong shape fails
 the unit and stores nothing, so the conversation is segmented again on the next run.
 
-Topics_to_Ignore is inlined into the label question and its checksum is part of the
-input hash; the chunks still cover the whole conversation, and the pages' rule (a
-pattern matching a chunk's label, `segment_plan.ignored`) is applied where chunks
-become articles.
+Topics_to_Ignore is not read here: a chunk is labelled for what it is about, and the
+page's rule (a pattern matching a chunk's label, `segment_plan.ignored`) is applied
+where chunks become articles, so an edited ignore list re-segments nothing.
 """
 
 from __future__ import annotations
@@ -55,9 +54,9 @@ YES_NO = Choice(("yes", "no"))
 ONE_LINE = Lines(max_lines=1, max_chars=LABEL_CHARS)
 
 
-def input_hash(content_sha: str, chunking: str, ignore: str, model: str) -> str:
+def input_hash(content_sha: str, chunking: str, model: str) -> str:
     h = hashlib.sha256()
-    for part in (content_sha, chunking, ignore, prompt.PROMPT_VERSION, SEGMENTER_VERSION, model):
+    for part in (content_sha, chunking, prompt.PROMPT_VERSION, SEGMENTER_VERSION, model):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -81,15 +80,14 @@ def _ask(model: TextModel, conv_id: str, system: str, user: str, shape: Constrai
 
 class SegmentStage:
     name: StageName = "segment"
-    policy: tuple[str, ...] = ("Chunking", "Topics_to_Ignore")
+    policy: tuple[str, ...] = ("Chunking",)
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         chunking = ctx.policy.page("Chunking").checksum
-        ignore = ctx.policy.page("Topics_to_Ignore").checksum
         for conv in conversations.by_updated(ctx.ledger):
             yield Unit(
                 key=conv.id,
-                input_hash=input_hash(conv.content_sha, chunking, ignore, ctx.settings.model),
+                input_hash=input_hash(conv.content_sha, chunking, ctx.settings.model),
                 label=conv.title or conv.id,
             )
 
@@ -152,9 +150,7 @@ class SegmentStage:
         ranges: Sequence[Range],
         rules: Rules,
     ) -> list[str]:
-        system = prompt.label_system(
-            ctx.policy.text("Chunking"), ctx.policy.text("Topics_to_Ignore")
-        )
+        system = prompt.label_system(ctx.policy.text("Chunking"))
         limit = _per_message(system, LABEL_MESSAGES)
         labels = []
         for first, last in ranges:

@@ -251,9 +251,19 @@ def test_the_input_hash_follows_the_conversation_the_policy_and_the_model(
 
     before = unit_hash()
     assert unit_hash() == before
-    page = vault.meta / "Topics_to_Ignore.md"
+    page = vault.meta / "Chunking.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert unit_hash() != before
+
+
+def test_an_edited_ignore_list_segments_nothing_again(vault: Vault, ledger: Ledger) -> None:
+    conv = store(vault, ledger, "bread", BREAD)
+    ctx = context(vault, ledger, Recorder(same_topic_unless(NEW_SUBJECT)))
+    before = next(u.input_hash for u in SegmentStage().units(ctx) if u.key == conv)
+    page = vault.meta / "Topics_to_Ignore.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    ctx = context(vault, ledger, Recorder(same_topic_unless(NEW_SUBJECT)))
+    assert next(u.input_hash for u in SegmentStage().units(ctx) if u.key == conv) == before
 
 
 def test_units_come_least_recently_updated_first(vault: Vault, ledger: Ledger) -> None:

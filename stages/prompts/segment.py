@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from stages.prompts import page_body
 
-PROMPT_VERSION = "segment-4"
+PROMPT_VERSION = "segment-5"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
 
@@ -45,12 +45,11 @@ def boundary_user(before: Sequence[str], marked: str) -> str:
     )
 
 
-def label_system(chunking: str, topics_to_ignore: str) -> str:
+def label_system(chunking: str) -> str:
     return (
         "You name the topic of one part of a conversation between a user and an "
         "assistant.\n\n"
         f"{page_body(chunking)}\n\n"
-        f"{page_body(topics_to_ignore)}\n\n"
         "Write one line: a noun phrase of four to ten words naming the topic and what "
         "about it was discussed, in the shape `<aspect> of <Subject> for <purpose>`. "
         "No sentence, no quotes, no date. "
