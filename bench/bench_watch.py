@@ -101,7 +101,15 @@ def start_watcher(vault: Path, log: Path) -> subprocess.Popen[bytes]:
 
 
 def rss_and_cpu(pid: int) -> tuple[float, float]:
-    """(RSS in MB, CPU seconds used so far) of a running process, from ps."""
+    """(RSS in MB, CPU seconds used so far) of a running process: from /proc where there
+    is one (clock ticks), else from ps (whole seconds only)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists():
+        fields = stat.read_text(encoding="ascii").rpartition(")")[2].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        pages = int(Path(f"/proc/{pid}/statm").read_text(encoding="ascii").split()[1])
+        rss_mb = pages * os.sysconf("SC_PAGE_SIZE") / 1024 / 1024
+        return rss_mb, (int(fields[11]) + int(fields[12])) / ticks
     out = subprocess.run(
         ["ps", "-o", "rss=,time=", "-p", str(pid)], capture_output=True, text=True, check=True
     ).stdout.split()

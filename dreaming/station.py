@@ -81,7 +81,7 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
         # pending text must be in a commit of theirs before ours.
         for name in STATION_FILES:
             path = vault.root / name
-            sha = repo.commit_person([path], f"{name}: your edit")
+            sha = repo.commit_person([path], f"Edit {name}")
             if sha:
                 result.said.append(f"committed your edit of {path.name} ({sha[:7]})")
     except GitError as e:

@@ -22,7 +22,7 @@ def dreaming(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
 
 def test_init_says_the_next_step_is_a_night(tmp_path: Path) -> None:
     made = dreaming("init", str(tmp_path / "v"))
-    assert made.stdout.endswith(f"dreaming synthesize --vault {tmp_path / 'v'}\n")
+    assert f"dreaming watch --vault {tmp_path / 'v'}" in made.stdout
 
 
 def test_init_ingest_status_round_trip(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def test_a_persons_edit_is_committed_as_theirs_then_the_heat_as_dreamings(vault:
     result = settle(vault, OwnWrites(), changed={"station"}, now=NOW)
     assert result.problems == []
     assert git(vault, "log", "-1", "--format=%an", "HEAD~1").strip() != "dreaming"
-    assert git(vault, "log", "-1", "--format=%s", "HEAD~1").strip() == "STATION.md: your edit"
+    assert git(vault, "log", "-1", "--format=%s", "HEAD~1").strip() == "Edit STATION.md"
     assert git(vault, "log", "-1", "--format=%an", "HEAD").strip() == "dreaming"
     assert "Dreaming-Run: station-20260501T093000Z" in git(vault, "log", "-1", "--format=%B")
     assert git(vault, "show", "--name-only", "--format=", "HEAD~1").split() == ["STATION.md"]

@@ -55,8 +55,8 @@ def init(path: Path) -> None:
     if report.commit:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
     out.print(
-        f"Next: drop transcripts into {shown(report.vault.raw)} and run: "
-        f"dreaming synthesize --vault {shlex.quote(shown(root))}",
+        f"Next: run dreaming watch --vault {shlex.quote(shown(root))} and drop transcripts "
+        f"into {shown(report.vault.raw)}; it ingests each at once and writes the wiki nightly",
         markup=False,
     )
 

@@ -100,14 +100,14 @@ def print_watcher(doc: dict[str, Any], vault: Vault) -> None:
     night = doc.get("last_night")
     if night and night.get("started"):
         result = night.get("status") or "running"
+        summary = night.get("summary")
         out.print(
-            f"  last night {night['started']}: {result}: {shown(night.get('summary') or '')}",
+            f"  last night {night['started']}: {result}"
+            + (f": {shown(summary)}" if summary else ""),
             markup=False,
         )
     if doc.get("pending_raw"):
         out.print(f"  {doc['pending_raw']} Raw files pending", markup=False)
-    for p in doc.get("policy_problems", []):
-        out.print(f"  policy problem {shown(p['path'])}: {shown(p['problem'])}", markup=False)
 
 
 def through_watcher(vault: Vault, request: NightRequest, now: bool) -> bool:

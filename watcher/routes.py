@@ -139,7 +139,7 @@ class Routes:
                 if self._person_edited(repo, path):
                     problems = accept_edit(vault, name)
                     if problems:
-                        said = f"not in force, the last good version stays: {shown(problems[0])}"
+                        said = shown(problems[0].removeprefix(f"{rel}: "))
                         self._say(Reaction("meta", shown(rel), said, problem=True))
                     else:
                         repo.commit_person([path], f"Edit {rel}")
@@ -172,8 +172,8 @@ class Routes:
             settled = None
         self._station.clear()
         if settled is not None:
-            for line in settled.said:
-                self._say(Reaction(first, path, shown(line)))
+            if settled.said:
+                self._say(Reaction(first, path, shown("; ".join(settled.said))))
             for line in settled.problems:
                 self._say(Reaction(first, path, shown(line), problem=True))
 

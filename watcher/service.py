@@ -165,7 +165,7 @@ class Installer:
         else:
             self.run([tool, "--user", "disable", "--now", s.name])
             s.path.unlink()
-            self._check([tool, "--user", "daemon-reload"])
+            self._check([tool, "--user", "daemon-reload"], "uninstall")
         return True
 
     def status(self) -> ServiceState:
@@ -193,11 +193,14 @@ class Installer:
             )
         return found
 
-    def _check(self, argv: Sequence[str]) -> None:
+    def _check(self, argv: Sequence[str], action: str = "install") -> None:
         said = self.run(argv)
         if said.returncode != 0:
             why = " ".join((said.stderr or said.stdout).split()) or f"exit {said.returncode}"
+            by_hand = (
+                f", or run: dreaming watch --vault {self.vault.root}" if action == "install" else ""
+            )
             raise ServiceError(
                 f"{self.service.path}: `{' '.join(argv)}` failed: {why}; fix that and run "
-                f"dreaming service install again, or run: dreaming watch --vault {self.vault.root}"
+                f"dreaming service {action} again{by_hand}"
             )
