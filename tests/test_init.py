@@ -357,3 +357,21 @@ def test_a_settings_folder_linked_outside_with_nothing_missing_is_kept(tmp_path:
     report = init_vault(root)
     assert ".obsidian/app.json" in report.kept
     assert ".obsidian/app.json" not in report.added
+
+
+def test_a_vault_named_with_a_dollar_is_that_folder_never_an_expanded_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("PLACE", str(elsewhere))
+    root = tmp_path / "notes $PLACE"
+    vault = init_vault(root).vault
+    page = vault.root / "STATION.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nmine\n", encoding="utf-8")
+    gitops.VaultRepo(vault.root).commit_person([page], "Edit STATION.md")
+    log = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert log[0] == "Edit STATION.md"
+    assert list(elsewhere.iterdir()) == []

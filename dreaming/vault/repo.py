@@ -57,11 +57,23 @@ _IN_PROGRESS = (
 )
 
 
+class _Git(git.Git):
+    """GitPython's command runner for a folder taken as named: `git.Git` expands `$VAR`
+    in a folder given as str, so a vault named `notes $HOME` would run git elsewhere."""
+
+    def __init__(self, working_dir: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(None if working_dir is None else Path(working_dir))
+
+
+class _Repo(git.Repo):
+    GitCommandWrapperType = _Git
+
+
 class VaultRepo:
     def __init__(self, root: Path) -> None:
         self.root = root
         try:
-            self.repo = git.Repo(root)
+            self.repo = _Repo(root, expand_vars=False)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError) as e:
             raise GitError(f"{root}: not a git repository; run: dreaming init {root}") from e
 
@@ -69,7 +81,8 @@ class VaultRepo:
     def init(cls, root: Path) -> VaultRepo:
         """Open the vault's repository, creating it if there is none (never a parent's)."""
         if not (root / ".git").exists():
-            git.Repo.init(root, initial_branch="main")
+            # Not git.Repo.init: it reopens what it made with `$VAR` in the path expanded.
+            git.Git(Path(root)).init("-q", "--initial-branch=main")
         return cls(root)
 
     @property
