@@ -64,8 +64,8 @@ def check_page(name: str, data: bytes) -> list[str]:
     where = f"Meta/{name}.md"
     if len(data) > MAX_BYTES:
         return [
-            f"{where}: {len(data) // 1024} KiB is over the {MAX_BYTES // 1024} KiB a policy "
-            "page may hold; shorten it"
+            # Only the first MAX_BYTES + 1 bytes may have been read: the size is unknown.
+            f"{where}: larger than the {MAX_BYTES // 1024} KiB a policy page may hold; shorten it"
         ]
     if b"\0" in data:
         return [f"{where}: holds binary data (NUL bytes), not text; save it as plain text"]

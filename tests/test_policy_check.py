@@ -70,7 +70,7 @@ def test_a_10_mb_page_is_refused_without_being_decoded() -> None:
     start = time.perf_counter()
     problem = only(check_page("Chunking", huge))
     assert time.perf_counter() - start < 0.05
-    assert f"over the {MAX_BYTES // 1024} KiB a policy page may hold" in problem
+    assert f"larger than the {MAX_BYTES // 1024} KiB a policy page may hold" in problem
 
 
 def test_a_page_without_frontmatter_is_refused() -> None:

@@ -74,6 +74,21 @@ def test_an_invalid_meta_edit_is_a_problem_and_not_committed(vault: Vault, repo:
     assert head(repo) == before
 
 
+def test_a_broken_meta_page_put_back_as_committed_is_in_force_again(
+    vault: Vault, repo: VaultRepo
+) -> None:
+    page = vault.meta / "Chunking.md"
+    good = page.read_bytes()
+    before = head(repo)
+    with watched(vault) as w:
+        page.write_bytes(b"\0 broken")
+        w.reaction(lambda r: r.path == "Meta/Chunking.md" and r.problem)
+        page.write_bytes(good)
+        said = w.reaction(lambda r: r.path == "Meta/Chunking.md" and not r.problem)
+    assert said.outcome == "policy reloaded"
+    assert head(repo) == before
+
+
 def test_an_article_edit_is_committed_as_the_person_and_reindexed(
     vault: Vault, repo: VaultRepo, ledger: Ledger
 ) -> None:

@@ -136,15 +136,18 @@ class Routes:
             rel = f"Meta/{name}.md"
             path = vault.meta / f"{name}.md"
             try:
-                if self._person_edited(repo, path):
-                    problems = accept_edit(vault, name)
-                    if problems:
-                        said = shown(problems[0].removeprefix(f"{rel}: "))
-                        self._say(Reaction("meta", shown(rel), said, problem=True))
-                    else:
-                        repo.commit_person([path], f"Edit {rel}")
-                        said = "policy reloaded; your edit is committed"
-                        self._say(Reaction("meta", shown(rel), said))
+                # A page put back as committed (git checkout, an undo) is checked too: it may
+                # end a problem said before; only a person's change is committed.
+                problems = accept_edit(vault, name)
+                if problems:
+                    said = shown(problems[0].removeprefix(f"{rel}: "))
+                    self._say(Reaction("meta", shown(rel), said, problem=True))
+                elif self._person_edited(repo, path):
+                    repo.commit_person([path], f"Edit {rel}")
+                    said = "policy reloaded; your edit is committed"
+                    self._say(Reaction("meta", shown(rel), said))
+                else:
+                    self._say(Reaction("meta", shown(rel), "policy reloaded"))
             except GitError:
                 raise
             except (DreamingError, OSError, sqlite3.Error) as e:
