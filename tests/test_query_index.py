@@ -91,7 +91,9 @@ def test_an_unreadable_file_is_indexed_with_its_reason(
 
 
 def test_a_huge_file_is_not_read(vault: Vault, ledger: Ledger) -> None:
-    (vault.articles / "Huge.md").write_bytes(b"# Huge\n\n" + b"word " * (MAX_ARTICLE_BYTES // 5 + 10))
+    (vault.articles / "Huge.md").write_bytes(
+        b"# Huge\n\n" + b"word " * (MAX_ARTICLE_BYTES // 5 + 10)
+    )
     result = Reader(vault, ledger).read("Huge")
     assert "over" in result.text and "split it" in result.text
 
