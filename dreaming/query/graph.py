@@ -6,6 +6,7 @@ article created later is found without re-indexing the article that links.
 
 from __future__ import annotations
 
+from dreaming.article.titles import title_for_stem
 from dreaming.ledger import Ledger, nav_index
 from dreaming.query.budget import Result, clip, paged
 from dreaming.query.names import find, lookup
