@@ -48,9 +48,10 @@ def _names(ledger: Ledger, targets: list[str]) -> list[str]:
     shown: list[str] = []
     for target in dict.fromkeys(targets):
         found = find(ledger, target).stems
-        shown.append(
-            found[0] if len(found) == 1 else f"{target} (no article)" if not found else target
-        )
+        if not found:
+            shown.append(f"{title_for_stem(target)} (no article)")
+        else:
+            shown.append(found[0] if len(found) == 1 else title_for_stem(target))
     return list(dict.fromkeys(shown))
 
 
