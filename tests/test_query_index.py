@@ -35,9 +35,12 @@ def test_a_fresh_instance_trusts_the_stored_index(vault: Vault, ledger: Ledger) 
     assert NavIndex(vault, ledger).refresh().parsed == 0
 
 
-def test_a_persons_fresh_edit_is_seen_by_the_next_query(vault: Vault, ledger: Ledger) -> None:
+def test_a_persons_edit_in_place_is_seen_once_the_files_are_checked(
+    vault: Vault, ledger: Ledger
+) -> None:
     article(vault, "Ripgrep", sections=(("Usage", "It searches fast.[^1]"),))
     reader = Reader(vault, ledger)
+    reader.index.recheck_seconds = 0
     assert "fast" in reader.section("Ripgrep", "Usage").text
     path = vault.articles / "Ripgrep.md"
     text = path.read_text().replace("It searches fast.", "It searches slow.")
@@ -47,11 +50,36 @@ def test_a_persons_fresh_edit_is_seen_by_the_next_query(vault: Vault, ledger: Le
     assert "slow" in reader.section("Ripgrep", "Usage").text
 
 
+def test_a_save_by_rename_is_seen_at_once(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep", sections=(("Usage", "It searches fast.[^1]"),))
+    article(vault, "Other")
+    reader = Reader(vault, ledger)
+    reader.index.recheck_seconds = 3600
+    assert "fast" in reader.section("Ripgrep", "Usage").text
+    path = vault.articles / "Ripgrep.md"
+    temp = vault.articles / ".Ripgrep.md.swp"
+    temp.write_text(path.read_text().replace("It searches fast.", "It searches slow."))
+    temp.replace(path)
+    assert "slow" in reader.section("Ripgrep", "Usage").text
+
+
+def test_within_the_window_an_unchanged_folder_is_not_listed(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep")
+    index = NavIndex(vault, ledger)
+    index.recheck_seconds = 3600
+    index.refresh()
+    (vault.articles / "Ripgrep.md").write_bytes(b"\0 binary now")
+    assert index.refresh().parsed == 0
+    index.recheck_seconds = 0
+    assert index.refresh().parsed == 1
+
+
 def test_a_touched_file_with_the_same_bytes_is_not_parsed_again(
     vault: Vault, ledger: Ledger
 ) -> None:
     article(vault, "Ripgrep")
     index = NavIndex(vault, ledger)
+    index.recheck_seconds = 0
     index.refresh()
     path = vault.articles / "Ripgrep.md"
     st = path.stat()

@@ -95,10 +95,9 @@ def restamp(ledger: Ledger, stem: str, stamp: Stamp) -> None:
 
 def drop(ledger: Ledger, stems: Iterable[str]) -> None:
     for stem in stems:
-        ledger.db.execute(
-            "DELETE FROM nav_fts WHERE rowid IN (SELECT id FROM nav_sections WHERE stem = ?)",
-            (stem,),
-        )
+        # One id at a time: FTS5 answers `rowid = ?` from its index, `rowid IN (…)` by a scan.
+        ids = ledger.db.execute("SELECT id FROM nav_sections WHERE stem = ?", (stem,)).fetchall()
+        ledger.db.executemany("DELETE FROM nav_fts WHERE rowid = ?", ids)
         ledger.db.execute("DELETE FROM nav_articles WHERE stem = ?", (stem,))
 
 

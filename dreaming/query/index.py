@@ -1,6 +1,7 @@
 """Refreshing the navigation index: `articles/` against the ledger's rows, per file.
 
-A query first lists `articles/` (one `scandir`, one `lstat` a file) and compares
+A query first lists `articles/` (one `scandir`, one `lstat` a file; see
+`NavIndex.refresh` for when a reader needs less) and compares
 each file's (mtime_ns, size) with what the index holds; only a file that differs
 is read, and only one whose checksum differs is parsed again. A file that cannot
 be read as an article (binary, not UTF-8, huge, a link, not a regular file) is
@@ -11,8 +12,13 @@ ever written to the vault.
 from __future__ import annotations
 
 import errno
+import multiprocessing
 import os
 import stat
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from dreaming.article.document import parse
@@ -27,6 +33,15 @@ from dreaming.vault import Vault, checksum
 
 MAX_ARTICLE_BYTES = 4 * 1024 * 1024
 """A bigger file in articles/ is no article a person wrote; it is indexed as unreadable."""
+RECHECK_SECONDS = 1.0
+"""While `articles/` itself is unchanged (no file added, removed or renamed: an editor's
+save by rename changes it), a reader trusts its last full check this long. Only an
+edit written in place inside this window waits for the next check; without the
+window every read on a 10,000-article vault would `lstat` 10,000 files."""
+RACY_NS = 2_000_000_000
+"""File systems stamp times this coarsely at worst (FAT: 2 s)."""
+PARALLEL_FROM = 500
+"""This many files to parse (a first build) are parsed in worker processes."""
 FOOTNOTE_CHARS = 300
 """A footnote line appended to a section is cut to this many characters."""
 
@@ -49,14 +64,41 @@ class Refreshed:
 class NavIndex:
     """The index of one vault, and what this process last saw of `articles/`."""
 
+    recheck_seconds = RECHECK_SECONDS
+
     def __init__(self, vault: Vault, ledger: Ledger) -> None:
         self.vault = vault
         self.ledger = ledger
         self._known: dict[str, Stamp] | None = None
+        self._inodes: dict[str, int] = {}
+        self._folder = -1
+        self._checked_at: float | None = None
+        """When every file was last `lstat`ed (monotonic seconds)."""
 
     def refresh(self) -> Refreshed:
-        """Bring the index up to date with `articles/`; cheap when nothing changed."""
-        listing = _scan(self.vault)
+        """Bring the index up to date with `articles/`; cheap when nothing changed.
+
+        A file added, removed or saved by rename changes the folder's mtime and the
+        name's inode, so it is seen at once by listing names and inodes (no `lstat`);
+        every file is `lstat`ed again at most every `recheck_seconds`."""
+        folder = _folder_mtime(self.vault)
+        now = time.monotonic()
+        due = self._checked_at is None or now - self._checked_at >= self.recheck_seconds
+        if not due and folder == self._folder:
+            return Refreshed()
+        self._folder = folder
+        entries = _entries(self.vault)
+        if due:
+            self._checked_at = now
+            look = list(entries)
+        else:
+            look = [s for s, e in entries.items() if self._inodes.get(s) != e.inode()]
+        self._inodes = {stem: e.inode() for stem, e in entries.items()}
+        if time.time_ns() - folder < RACY_NS:
+            # A change later in the same clock tick would leave the folder's mtime as it
+            # is (git's "racy" case): list again until that mtime is safely past.
+            self._folder = -1
+        listing = {stem: seen for stem in look if (seen := _listed(entries[stem])) is not None}
         if self._known is None:
             self._known = nav_index.stamps(self.ledger)
         known = self._known
@@ -65,11 +107,12 @@ class NavIndex:
             for stem, seen in listing.items()
             if (k := known.get(stem)) is None or (k.mtime_ns, k.size) != (seen.mtime_ns, seen.size)
         ]
-        gone = [stem for stem in known if stem not in listing]
+        looked = set(look)
+        gone = [s for s in known if s not in entries or (s in looked and s not in listing)]
         done = Refreshed()
         if not changed and not gone:
             return done
-        rows = [_read(self.vault, stem, listing[stem], known.get(stem)) for stem in changed]
+        rows = _read_all(self.vault, [(stem, listing[stem], known.get(stem)) for stem in changed])
         with self.ledger.transaction():
             nav_index.drop(self.ledger, gone)
             for stem, row in zip(changed, rows, strict=True):
@@ -87,33 +130,70 @@ class NavIndex:
         return done
 
 
-def _scan(vault: Vault) -> dict[str, _Listed]:
-    listing: dict[str, _Listed] = {}
+def _folder_mtime(vault: Vault) -> int:
     try:
-        entries = list(os.scandir(vault.articles))
-    except FileNotFoundError:
-        return listing
-    for entry in entries:
+        return os.stat(vault.articles).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _read_all(
+    vault: Vault, asks: list[tuple[str, _Listed, Stamp | None]]
+) -> list[NavArticle | Stamp]:
+    """`_read` of each; a first build of a big vault parses in one process a core where
+    that is safe: forked children (spawned ones would re-run the caller's script), so
+    only on Linux and from a process without threads (a fork copies no thread, and a
+    lock another thread held stays held in the child)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if len(asks) < PARALLEL_FROM or cores < 2 or sys.platform != "linux":
+        return [_read(vault, *ask) for ask in asks]
+    if threading.active_count() > 1:
+        return [_read(vault, *ask) for ask in asks]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
+        return list(pool.map(_read_one, [(vault, *ask) for ask in asks], chunksize=64))
+
+
+def _read_one(ask: tuple[Vault, str, _Listed, Stamp | None]) -> NavArticle | Stamp:
+    return _read(*ask)
+
+
+def _entries(vault: Vault) -> dict[str, os.DirEntry[str]]:
+    """The `*.md` names of `articles/` by stem (a name that is not UTF-8 cannot be asked
+    for by any tool, so it is left out)."""
+    try:
+        with os.scandir(vault.articles) as it:
+            found = list(it)
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    entries = {}
+    for entry in found:
         name = entry.name
         if not name.endswith(".md") or name.startswith(".") or len(name) == 3:
             continue
-        stem = name[:-3]
         try:
-            stem.encode("utf-8")
-            st = entry.stat(follow_symlinks=False)
-        except (UnicodeEncodeError, OSError):
-            # A name that is not UTF-8 cannot be asked for by any tool; a file that
-            # vanished since the listing is gone.
+            name.encode("utf-8")
+        except UnicodeEncodeError:
             continue
-        if stat.S_ISDIR(st.st_mode):
-            continue
-        problem = None
-        if stat.S_ISLNK(st.st_mode):
-            problem = "a link; dreaming reads only real files in articles/, so replace it"
-        elif not stat.S_ISREG(st.st_mode):
-            problem = "not a regular file; move it out of articles/"
-        listing[stem] = _Listed(st.st_mtime_ns, st.st_size, problem)
-    return listing
+        entries[name[:-3]] = entry
+    return entries
+
+
+def _listed(entry: os.DirEntry[str]) -> _Listed | None:
+    """The entry's stamp and why it is no article file; None for a folder or a file
+    that vanished since the listing."""
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    problem = None
+    if stat.S_ISLNK(st.st_mode):
+        problem = "a link; dreaming reads only real files in articles/, so replace it"
+    elif not stat.S_ISREG(st.st_mode):
+        problem = "not a regular file; move it out of articles/"
+    return _Listed(st.st_mtime_ns, st.st_size, problem)
 
 
 def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArticle | Stamp:
