@@ -164,3 +164,19 @@ def test_reindex_and_the_query_index_live_side_by_side(vault: Vault, ledger: Led
     Reader(vault, ledger).status()
     assert reindex(vault, ledger).articles == 3
     assert Reader(vault, ledger).status().data["articles"] == 3
+
+
+def test_a_busy_ledger_answers_from_the_index_as_it_stands(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep", sections=(("Usage", "It searches fast.[^1]"),))
+    reader = Reader(vault, ledger)
+    assert "fast" in reader.section("Ripgrep", "Usage").text
+    article(vault, "Fd")
+    night = Ledger(vault.ledger_path)
+    night.db.execute("BEGIN IMMEDIATE")
+    try:
+        assert reader.index.refresh().busy
+        assert reader.resolve_stems("fd") == []
+    finally:
+        night.db.execute("ROLLBACK")
+        night.close()
+    assert reader.resolve_stems("fd") == ["Fd"]

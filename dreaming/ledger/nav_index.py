@@ -9,7 +9,8 @@ without re-indexing the ones that link to it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from dreaming.ledger.connection import Ledger
@@ -74,6 +75,18 @@ class Hit:
     stem: str
     heading: str
     snippet: str
+
+
+@contextmanager
+def brief_wait(ledger: Ledger, ms: int) -> Iterator[None]:
+    """Inside: wait at most `ms` for another writer (a night) before giving up, so a read
+    answers from the index as it is instead of waiting out a long write."""
+    (before,) = ledger.db.execute("PRAGMA busy_timeout").fetchone()
+    ledger.db.execute(f"PRAGMA busy_timeout = {int(ms)}")
+    try:
+        yield
+    finally:
+        ledger.db.execute(f"PRAGMA busy_timeout = {int(before)}")
 
 
 def stamps(ledger: Ledger) -> dict[str, Stamp]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from dreaming.article.document import parse
 from dreaming.article.queries import article_definitions, redirect_target
 from dreaming.article.titles import title_for_stem
+from dreaming.errors import LedgerError
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.article_index import IndexRows
 from dreaming.ledger.nav_index import NavArticle, NavSection, Stamp
@@ -38,6 +39,8 @@ RECHECK_SECONDS = 1.0
 save by rename changes it), a reader trusts its last full check this long. Only an
 edit written in place inside this window waits for the next check; without the
 window every read on a 10,000-article vault would `lstat` 10,000 files."""
+BUSY_MS = 200
+"""How long a read waits for another process's write before using the index as it is."""
 RACY_NS = 2_000_000_000
 """File systems stamp times this coarsely at worst (FAT: 2 s)."""
 PARALLEL_FROM = 500
@@ -59,6 +62,8 @@ class Refreshed:
     parsed: int = 0
     restamped: int = 0
     dropped: int = 0
+    busy: bool = False
+    """The ledger was busy: the index was left as it was."""
 
 
 class NavIndex:
@@ -113,17 +118,23 @@ class NavIndex:
         if not changed and not gone:
             return done
         rows = _read_all(self.vault, [(stem, listing[stem], known.get(stem)) for stem in changed])
-        with self.ledger.transaction():
-            nav_index.drop(self.ledger, gone)
-            for stem, row in zip(changed, rows, strict=True):
-                if isinstance(row, Stamp):
-                    nav_index.restamp(self.ledger, stem, row)
-                    known[stem] = row
-                    done.restamped += 1
-                else:
-                    nav_index.put(self.ledger, row)
-                    known[stem] = row.stamp
-                    done.parsed += 1
+        try:
+            with nav_index.brief_wait(self.ledger, BUSY_MS), self.ledger.transaction():
+                nav_index.drop(self.ledger, gone)
+                for stem, row in zip(changed, rows, strict=True):
+                    if isinstance(row, Stamp):
+                        nav_index.restamp(self.ledger, stem, row)
+                        done.restamped += 1
+                    else:
+                        nav_index.put(self.ledger, row)
+                        done.parsed += 1
+        except LedgerError:
+            # Another process (a night) is writing the ledger: answer from the index as
+            # it stands and look again at the next read.
+            self._checked_at, self._folder = None, -1
+            return Refreshed(busy=True)
+        for stem, row in zip(changed, rows, strict=True):
+            known[stem] = row if isinstance(row, Stamp) else row.stamp
         for stem in gone:
             del known[stem]
         done.dropped = len(gone)
