@@ -70,11 +70,13 @@ def nearest(ledger: Ledger, name: str, limit: int = NEAREST) -> list[tuple[str, 
     if not grams:
         return []
     scored: dict[str, tuple[float, str, str]] = {}
+    low, high = len(key) // 2, 2 * len(key) + 3
     for other, shown, stem in nav_index.all_names(ledger):
+        contains = bool(key) and key in other
+        if not contains and not low <= len(other) <= high:
+            continue  # half as long or twice as long is no near spelling
         theirs = _trigrams(other)
-        score = len(grams & theirs) / len(grams | theirs)
-        if key and (other.startswith(key) or key in other):
-            score += 0.5
+        score = len(grams & theirs) / len(grams | theirs) + (0.5 if contains else 0.0)
         if score >= 0.2 and score > scored.get(stem, (0.0, "", ""))[0]:
             scored[stem] = (score, shown, stem)
     best = sorted(scored.values(), key=lambda s: (-s[0], s[1]))[:limit]
