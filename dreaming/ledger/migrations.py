@@ -306,11 +306,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX nav_articles_type ON nav_articles(type);
     CREATE INDEX nav_articles_redirect ON nav_articles(redirect_key);
     CREATE TABLE nav_names (
-        key TEXT NOT NULL,                -- dreaming.subjects.canonical of the name
+        name_key TEXT NOT NULL,           -- dreaming.subjects.canonical of the name
         stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
         name TEXT NOT NULL,
         how TEXT NOT NULL,                -- title | stem | alias
-        PRIMARY KEY (key, stem, how)
+        PRIMARY KEY (name_key, stem, how)
     ) WITHOUT ROWID;
     CREATE INDEX nav_names_stem ON nav_names(stem);
     CREATE TABLE nav_sections (
@@ -337,19 +337,19 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE TABLE nav_categories (
         stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
-        key TEXT NOT NULL,
+        category_key TEXT NOT NULL,
         name TEXT NOT NULL,
-        PRIMARY KEY (stem, key)
+        PRIMARY KEY (stem, category_key)
     ) WITHOUT ROWID;
-    CREATE INDEX nav_categories_key ON nav_categories(key);
+    CREATE INDEX nav_categories_key ON nav_categories(category_key);
     CREATE TABLE nav_links (
         src TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
         target TEXT NOT NULL,             -- the linked name as written (spaces as _)
-        key TEXT NOT NULL,                -- its canonical key: resolved when read
+        target_key TEXT NOT NULL,         -- its canonical key: resolved when read
         via TEXT NOT NULL,                -- prose | infobox | seealso | series | main | redirect
-        PRIMARY KEY (src, key, via)
+        PRIMARY KEY (src, target_key, via)
     ) WITHOUT ROWID;
-    CREATE INDEX nav_links_key ON nav_links(key);
+    CREATE INDEX nav_links_key ON nav_links(target_key);
     CREATE VIRTUAL TABLE nav_fts USING fts5(
         heading, title, aliases, body, tokenize = 'unicode61 remove_diacritics 2'
     );

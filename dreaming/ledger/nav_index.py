@@ -125,7 +125,7 @@ def put(ledger: Ledger, a: NavArticle) -> None:
          a.kind, a.type, a.redirect, a.redirect_key),
     )  # fmt: skip
     db.executemany(
-        "INSERT OR IGNORE INTO nav_names(key, stem, name, how) VALUES (?,?,?,?)",
+        "INSERT OR IGNORE INTO nav_names(name_key, stem, name, how) VALUES (?,?,?,?)",
         [(key, a.stem, name, how) for key, name, how in sorted(a.names)],
     )
     aliases = " ".join(name for _, name, how in sorted(a.names) if how == "alias")
@@ -176,18 +176,20 @@ def stems_named(ledger: Ledger, key: str) -> list[tuple[str, str]]:
     return [
         (stem, how)
         for stem, how in ledger.db.execute(
-            "SELECT stem, how FROM nav_names WHERE key = ? ORDER BY stem, how", (key,)
+            "SELECT stem, how FROM nav_names WHERE name_key = ? ORDER BY stem, how", (key,)
         )
     ]
 
 
 def all_names(ledger: Ledger) -> list[tuple[str, str, str]]:
     """(key, name, stem) of every name, for the nearest-name fallback."""
-    return [tuple(row) for row in ledger.db.execute("SELECT key, name, stem FROM nav_names")]
+    return [tuple(row) for row in ledger.db.execute("SELECT name_key, name, stem FROM nav_names")]
 
 
 def name_keys(ledger: Ledger, stem: str) -> list[str]:
-    return [k for (k,) in ledger.db.execute("SELECT key FROM nav_names WHERE stem = ?", (stem,))]
+    return [
+        k for (k,) in ledger.db.execute("SELECT name_key FROM nav_names WHERE stem = ?", (stem,))
+    ]
 
 
 def redirects_to(ledger: Ledger, keys: Sequence[str]) -> list[str]:
@@ -229,7 +231,8 @@ def links_out(ledger: Ledger, stem: str) -> list[tuple[str, str, str]]:
     return [
         (t, k, v)
         for t, k, v in ledger.db.execute(
-            "SELECT target, key, via FROM nav_links WHERE src = ? ORDER BY target, via", (stem,)
+            "SELECT target, target_key, via FROM nav_links WHERE src = ? ORDER BY target, via",
+            (stem,),
         )
     ]
 
@@ -239,7 +242,7 @@ def links_in(ledger: Ledger, keys: Sequence[str], stem: str) -> list[str]:
     found = {
         src
         for (src,) in ledger.each_in(
-            "SELECT DISTINCT src FROM nav_links WHERE key IN ({marks})", keys
+            "SELECT DISTINCT src FROM nav_links WHERE target_key IN ({marks})", keys
         )
     }
     return sorted(found - {stem})
@@ -277,7 +280,7 @@ def in_category(ledger: Ledger, key: str) -> list[tuple[str, str]]:
         (s, t)
         for s, t in ledger.db.execute(
             "SELECT c.stem, a.title FROM nav_categories c JOIN nav_articles a USING (stem) "
-            "WHERE c.key = ? ORDER BY c.stem",
+            "WHERE c.category_key = ? ORDER BY c.stem",
             (key,),
         )
     ]
@@ -288,7 +291,8 @@ def categories(ledger: Ledger) -> list[tuple[str, str, int]]:
     return [
         (k, n, c)
         for k, n, c in ledger.db.execute(
-            "SELECT key, min(name), COUNT(*) FROM nav_categories GROUP BY key ORDER BY key"
+            "SELECT category_key, min(name), COUNT(*) FROM nav_categories GROUP BY category_key "
+            "ORDER BY category_key"
         )
     ]
 
@@ -366,5 +370,6 @@ def messages(ledger: Ledger, conv_id: str, first: int, last: int) -> list[tuple[
 
 def name_keys_of(ledger: Ledger, stems: Sequence[str]) -> list[str]:
     return [
-        k for (k,) in ledger.each_in("SELECT key FROM nav_names WHERE stem IN ({marks})", stems)
+        k
+        for (k,) in ledger.each_in("SELECT name_key FROM nav_names WHERE stem IN ({marks})", stems)
     ]
