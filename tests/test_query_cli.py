@@ -17,7 +17,8 @@ def test_json_carries_tool_text_data_next_and_bytes(vault: Vault) -> None:
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert set(doc) == {"tool", "text", "data", "next", "bytes"}
-    assert doc["tool"] == "resolve" and doc["data"]["stem"] == "Claude_Code"
+    assert doc["tool"] == "resolve"
+    assert doc["data"]["stem"] == "Claude_Code"
     assert doc["bytes"] == len(doc["text"].encode()) == doc["data"]["bytes"]
 
 
@@ -31,7 +32,8 @@ def test_plain_output_is_the_text_and_a_footer_naming_the_next_read(vault: Vault
     second = dreaming(
         "query", "section", "Long", "Story", "--page", "2", "--vault", str(vault.root)
     )
-    assert "Paragraph" in second.stdout and "Paragraph 0 " not in second.stdout
+    assert "Paragraph" in second.stdout
+    assert "Paragraph 0 " not in second.stdout
 
 
 def test_every_tool_answers_from_the_shell(vault: Vault, ledger: Ledger) -> None:

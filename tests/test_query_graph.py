@@ -65,18 +65,21 @@ def test_list_by_kind_type_and_category(reader: Reader) -> None:
 
 def test_list_without_a_filter_says_what_exists(reader: Reader) -> None:
     text = reader.list_by().text
-    assert "kinds: thing (1), tool (3)" in text and "Search Tools (2)" in text
+    assert "kinds: thing (1), tool (3)" in text
+    assert "Search Tools (2)" in text
 
 
 def test_an_unknown_kind_lists_the_kinds(reader: Reader) -> None:
     result = reader.list_by(kind="planet")
-    assert result.data["stems"] == [] and "tool (3)" in result.text
+    assert result.data["stems"] == []
+    assert "tool (3)" in result.text
 
 
 def test_category_by_any_spelling(reader: Reader) -> None:
     assert reader.category("Category:Search_Tools").data["stems"] == ["Grep", "Ripgrep"]
     unknown = reader.category("Nope")
-    assert unknown.data["stems"] == [] and "Search Tools" in unknown.text
+    assert unknown.data["stems"] == []
+    assert "Search Tools" in unknown.text
 
 
 def test_a_long_list_is_paged(vault: Vault, ledger: Ledger) -> None:
@@ -92,7 +95,9 @@ def test_status_counts_and_the_last_run(reader: Reader, ledger: Ledger) -> None:
     conversation(ledger, "0a1b2c3d", [("user", "hi"), ("assistant", "hello")])
     runs.put(ledger, Run("r1", "night", "2026-03-01T03:00:00+00:00", None, "running"))
     result = within_budget(reader.status())
-    assert result.data["articles"] == 4 and result.data["redirects"] == 1
-    assert result.data["conversations"] == 1 and result.data["messages"] == 2
+    assert result.data["articles"] == 4
+    assert result.data["redirects"] == 1
+    assert result.data["conversations"] == 1
+    assert result.data["messages"] == 2
     assert result.data["last_run"]["status"] == "running"
     assert "last run: night running" in result.text

@@ -12,7 +12,7 @@ from dreaming.query import Reader
 from dreaming.query.index import MAX_ARTICLE_BYTES, NavIndex
 from dreaming.reindex import reindex
 from dreaming.vault import Vault
-from tests.query_support import article, examples, write
+from tests.query_support import article, examples
 
 
 def _git_status(vault: Vault) -> str:
@@ -123,7 +123,8 @@ def test_a_huge_file_is_not_read(vault: Vault, ledger: Ledger) -> None:
         b"# Huge\n\n" + b"word " * (MAX_ARTICLE_BYTES // 5 + 10)
     )
     result = Reader(vault, ledger).read("Huge")
-    assert "over" in result.text and "split it" in result.text
+    assert "over" in result.text
+    assert "split it" in result.text
 
 
 def test_a_link_fifo_or_folder_in_articles_never_blocks_or_leaks(
@@ -136,7 +137,8 @@ def test_a_link_fifo_or_folder_in_articles_never_blocks_or_leaks(
     (vault.articles / "Folder.md").mkdir()
     reader = Reader(vault, ledger)
     leak = reader.read("Leak", full=True)
-    assert "a link" in leak.text and "TOPSECRET" not in leak.text
+    assert "a link" in leak.text
+    assert "TOPSECRET" not in leak.text
     assert "not a regular file" in reader.read("Pipe").text
     assert reader.search_stems("TOPSECRET") == []
     assert reader.resolve_stems("folder") == []

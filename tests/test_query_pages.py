@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,7 +34,8 @@ def reader(vault: Vault, ledger: Ledger) -> Reader:
 def test_read_gives_title_toc_with_sizes_and_the_lead(reader: Reader) -> None:
     result = within_budget(reader.read("Ripgrep"))
     assert result.text.startswith("# Ripgrep\nstem: Ripgrep · kind: tool")
-    assert "1. Usage (" in result.text and "3. Hobbies (5 B)" in result.text
+    assert "1. Usage (" in result.text
+    assert "3. Hobbies (5 B)" in result.text
     assert "the search tool the person uses" in result.text
     assert [t["heading"] for t in result.data["toc"]] == [
         "Usage", "History", "Hobbies", "See also", "References",
@@ -47,32 +50,39 @@ def test_read_accepts_a_name_for_the_stem(reader: Reader) -> None:
 def test_a_section_carries_only_the_footnotes_it_cites(reader: Reader) -> None:
     result = within_budget(reader.section("Ripgrep", "usage"))
     assert result.text.startswith("## Usage — Ripgrep (Ripgrep)")
-    assert "### Flags" in result.text and "-uu" in result.text
+    assert "### Flags" in result.text
+    assert "-uu" in result.text
     assert "conv:22222222" in result.text
-    assert "conv:11111111" not in result.text and "conv:33333333" not in result.text
+    assert "conv:11111111" not in result.text
+    assert "conv:33333333" not in result.text
 
 
-@pytest.mark.parametrize(("asked", "heading"), [("2", "History"), ("2.", "History"),
-                                                 ("hist", "History"), ("HOBBIES", "Hobbies")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("asked", "heading"),
+    [("2", "History"), ("2.", "History"), ("hist", "History"), ("HOBBIES", "Hobbies")],
+)
 def test_a_heading_by_number_or_unique_prefix(reader: Reader, asked: str, heading: str) -> None:
     assert reader.section("Ripgrep", asked).data["heading"] == heading
 
 
 def test_lead_is_a_section_too(reader: Reader) -> None:
     result = reader.section("Ripgrep", "lead")
-    assert "search tool" in result.text and "conv:11111111" in result.text
+    assert "search tool" in result.text
+    assert "conv:11111111" in result.text
 
 
 @pytest.mark.parametrize("asked", ["H", "Nope", "99", "../References"])
 def test_an_unknown_or_ambiguous_heading_returns_the_toc(reader: Reader, asked: str) -> None:
     result = within_budget(reader.section("Ripgrep", asked))
     assert result.data["heading"] is None
-    assert "No section" in result.text and "1. Usage" in result.text
+    assert "No section" in result.text
+    assert "1. Usage" in result.text
 
 
 def test_an_unknown_stem_says_what_exists(reader: Reader) -> None:
     result = reader.section("Ripgrap", "Usage")
-    assert "No article named" in result.text and "Ripgrep" in result.text
+    assert "No article named" in result.text
+    assert "Ripgrep" in result.text
 
 
 def test_a_long_section_is_paged_at_line_boundaries(vault: Vault, ledger: Ledger) -> None:
@@ -84,8 +94,9 @@ def test_a_long_section_is_paged_at_line_boundaries(vault: Vault, ledger: Ledger
     assert pages[0].next == 'section Long "Story" page=2'
     assert pages[0].text.endswith('→ more: section Long "Story" page=2')
     spans = [p.data["span"] for p in pages]
-    assert spans[0][0] == 0 and spans[-1][1] == len(body)
-    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert spans[0][0] == 0
+    assert spans[-1][1] == len(body)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
     assert all("conv:0a1b2c3d" in p.text for p in pages)
     assert all(p.text.split("\n")[1].startswith("Paragraph") for p in pages[1:])
 

@@ -45,7 +45,8 @@ def test_diacritics_do_not_matter(vault: Vault, ledger: Ledger) -> None:
 def test_each_hit_names_the_section_with_a_short_snippet(reader: Reader) -> None:
     result = within_budget(reader.search("reaches the others"))
     hit = result.text.split("\n")[1]
-    assert hit.startswith("- Home_Server_") and " — Network: " in hit
+    assert hit.startswith("- Home_Server_")
+    assert " — Network: " in hit
     snippet = hit.split(": ", 1)[1]
     assert len(snippet.encode()) <= SNIPPET_BYTES
 

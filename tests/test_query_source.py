@@ -52,4 +52,5 @@ def test_a_range_past_the_end_says_what_exists(reader: Reader) -> None:
 
 def test_an_unknown_conversation_says_what_to_ask(reader: Reader) -> None:
     result = within_budget(reader.source("conv:12345678"))
-    assert result.data["id"] is None and "conv:HASH" in result.text
+    assert result.data["id"] is None
+    assert "conv:HASH" in result.text
