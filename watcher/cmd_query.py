@@ -9,13 +9,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.markup import escape
 
-from dreaming.query import Reader, Result
 from watcher.console import command_app, out, shown, vault_option
+
+if TYPE_CHECKING:
+    from dreaming.query import Reader, Result
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Machine-readable output (stable keys)."
@@ -31,6 +33,8 @@ def query() -> None:
 
 
 def _run(vault_path: Path | None, as_json: bool, ask: Callable[[Reader], Result]) -> None:
+    from dreaming.query import Reader  # only this command pays for importing the read path
+
     app = command_app(vault_path)
     result = ask(Reader(app.vault, app.ledger))
     if as_json:
