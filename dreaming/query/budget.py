@@ -126,7 +126,8 @@ def paged(
         return result(tool, text, {**data, "page": page, "pages": pages})
     start, end = cuts[page - 1]
     part = body[start:end]
-    text = f"{header}\n{part.rstrip()}" if part.strip() else header
+    shown = part.lstrip("\n").rstrip()
+    text = f"{header}\n{shown}" if shown else header
     nxt = next_read(page + 1) if page < pages else None
     tail = f"\n\n{MORE}{nxt}" if nxt else ""
     notes: list[str] = []
