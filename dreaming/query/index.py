@@ -1,0 +1,288 @@
+"""Refreshing the navigation index: `articles/` against the ledger's rows, per file.
+
+A query first lists `articles/` (one `scandir`, one `lstat` a file; see
+`NavIndex.refresh` for when a reader needs less) and compares
+each file's (mtime_ns, size) with what the index holds; only a file that differs
+is read, and only one whose checksum differs is parsed again. A file that cannot
+be read as an article (binary, not UTF-8, huge, a link, not a regular file) is
+indexed as unreadable with the reason, so every tool can say why. Nothing is
+ever written to the vault.
+"""
+
+from __future__ import annotations
+
+import errno
+import multiprocessing
+import os
+import stat
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from dreaming.article.document import parse
+from dreaming.article.queries import article_definitions, redirect_target
+from dreaming.article.titles import title_for_stem
+from dreaming.errors import LedgerError
+from dreaming.ledger import Ledger, nav_index
+from dreaming.ledger.article_index import IndexRows
+from dreaming.ledger.nav_index import NavArticle, NavSection, Stamp
+from dreaming.reindex import index_article
+from dreaming.subjects import canonical
+from dreaming.vault import Vault, checksum
+
+MAX_ARTICLE_BYTES = 4 * 1024 * 1024
+"""A bigger file in articles/ is no article a person wrote; it is indexed as unreadable."""
+RECHECK_SECONDS = 1.0
+"""While `articles/` itself is unchanged (no file added, removed or renamed: an editor's
+save by rename changes it), a reader trusts its last full check this long. Only an
+edit written in place inside this window waits for the next check; without the
+window every read on a 10,000-article vault would `lstat` 10,000 files."""
+BUSY_MS = 200
+"""How long a read waits for another process's write before using the index as it is."""
+RACY_NS = 2_000_000_000
+"""File systems stamp times this coarsely at worst (FAT: 2 s)."""
+PARALLEL_FROM = 500
+"""This many files to parse (a first build) are parsed in worker processes."""
+FOOTNOTE_CHARS = 300
+"""A footnote line appended to a section is cut to this many characters."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    mtime_ns: int
+    size: int
+    problem: str | None
+    """Why the entry is no regular file, else None."""
+
+
+@dataclass
+class Refreshed:
+    parsed: int = 0
+    restamped: int = 0
+    dropped: int = 0
+    busy: bool = False
+    """The ledger was busy: the index was left as it was."""
+
+
+class NavIndex:
+    """The index of one vault, and what this process last saw of `articles/`."""
+
+    recheck_seconds = RECHECK_SECONDS
+
+    def __init__(self, vault: Vault, ledger: Ledger) -> None:
+        self.vault = vault
+        self.ledger = ledger
+        self._known: dict[str, Stamp] | None = None
+        self._inodes: dict[str, int] = {}
+        self._folder = -1
+        self._checked_at: float | None = None
+        """When every file was last `lstat`ed (monotonic seconds)."""
+
+    def refresh(self) -> Refreshed:
+        """Bring the index up to date with `articles/`; cheap when nothing changed.
+
+        A file added, removed or saved by rename changes the folder's mtime and the
+        name's inode, so it is seen at once by listing names and inodes (no `lstat`);
+        every file is `lstat`ed again at most every `recheck_seconds`."""
+        folder = _folder_mtime(self.vault)
+        now = time.monotonic()
+        due = self._checked_at is None or now - self._checked_at >= self.recheck_seconds
+        if not due and folder == self._folder:
+            return Refreshed()
+        self._folder = folder
+        entries = _entries(self.vault)
+        if due:
+            self._checked_at = now
+            look = list(entries)
+        else:
+            look = [s for s, e in entries.items() if self._inodes.get(s) != e.inode()]
+        self._inodes = {stem: e.inode() for stem, e in entries.items()}
+        if time.time_ns() - folder < RACY_NS:
+            # A change later in the same clock tick would leave the folder's mtime as it
+            # is (git's "racy" case): list again until that mtime is safely past.
+            self._folder = -1
+        listing = {stem: seen for stem in look if (seen := _listed(entries[stem])) is not None}
+        if self._known is None:
+            self._known = nav_index.stamps(self.ledger)
+        known = self._known
+        changed = [
+            stem
+            for stem, seen in listing.items()
+            if (k := known.get(stem)) is None or (k.mtime_ns, k.size) != (seen.mtime_ns, seen.size)
+        ]
+        looked = set(look)
+        gone = [s for s in known if s not in entries or (s in looked and s not in listing)]
+        done = Refreshed()
+        if not changed and not gone:
+            return done
+        rows = _read_all(self.vault, [(stem, listing[stem], known.get(stem)) for stem in changed])
+        try:
+            with nav_index.brief_wait(self.ledger, BUSY_MS), self.ledger.transaction():
+                nav_index.drop(self.ledger, gone)
+                for stem, row in zip(changed, rows, strict=True):
+                    if isinstance(row, Stamp):
+                        nav_index.restamp(self.ledger, stem, row)
+                        done.restamped += 1
+                    else:
+                        nav_index.put(self.ledger, row)
+                        done.parsed += 1
+        except LedgerError:
+            # Another process (a night) is writing the ledger: answer from the index as
+            # it stands and look again at the next read.
+            self._checked_at, self._folder = None, -1
+            return Refreshed(busy=True)
+        for stem, row in zip(changed, rows, strict=True):
+            known[stem] = row if isinstance(row, Stamp) else row.stamp
+        for stem in gone:
+            del known[stem]
+        done.dropped = len(gone)
+        return done
+
+
+def _folder_mtime(vault: Vault) -> int:
+    try:
+        return os.stat(vault.articles).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _read_all(
+    vault: Vault, asks: list[tuple[str, _Listed, Stamp | None]]
+) -> list[NavArticle | Stamp]:
+    """`_read` of each; a first build of a big vault parses in one process a core where
+    that is safe: forked children (spawned ones would re-run the caller's script), so
+    only on Linux and from a process without threads (a fork copies no thread, and a
+    lock another thread held stays held in the child)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if len(asks) < PARALLEL_FROM or cores < 2 or sys.platform != "linux":
+        return [_read(vault, *ask) for ask in asks]
+    if threading.active_count() > 1:
+        return [_read(vault, *ask) for ask in asks]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
+        return list(pool.map(_read_one, [(vault, *ask) for ask in asks], chunksize=64))
+
+
+def _read_one(ask: tuple[Vault, str, _Listed, Stamp | None]) -> NavArticle | Stamp:
+    return _read(*ask)
+
+
+def _entries(vault: Vault) -> dict[str, os.DirEntry[str]]:
+    """The `*.md` names of `articles/` by stem (a name that is not UTF-8 cannot be asked
+    for by any tool, so it is left out)."""
+    try:
+        with os.scandir(vault.articles) as it:
+            found = list(it)
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    entries = {}
+    for entry in found:
+        name = entry.name
+        if not name.endswith(".md") or name.startswith(".") or len(name) == 3:
+            continue
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        entries[name[:-3]] = entry
+    return entries
+
+
+def _listed(entry: os.DirEntry[str]) -> _Listed | None:
+    """The entry's stamp and why it is no article file; None for a folder or a file
+    that vanished since the listing."""
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    problem = None
+    if stat.S_ISLNK(st.st_mode):
+        problem = "a link; dreaming reads only real files in articles/, so replace it"
+    elif not stat.S_ISREG(st.st_mode):
+        problem = "not a regular file; move it out of articles/"
+    return _Listed(st.st_mtime_ns, st.st_size, problem)
+
+
+def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArticle | Stamp:
+    """The file's rows, or only its new stamp when its bytes are the indexed ones."""
+    title = title_for_stem(stem)
+    if seen.problem is not None:
+        return _unreadable(stem, Stamp(seen.mtime_ns, seen.size, ""), title, seen.problem)
+    if seen.size > MAX_ARTICLE_BYTES:
+        why = f"{seen.size} bytes, over {MAX_ARTICLE_BYTES}; split it or move it out of articles/"
+        return _unreadable(stem, Stamp(seen.mtime_ns, seen.size, ""), title, why)
+    try:
+        data = read_article_bytes(vault, stem)
+    except OSError as e:
+        why = f"cannot be read ({e.strerror or e}); check its permissions"
+        return _unreadable(stem, Stamp(seen.mtime_ns, seen.size, ""), title, why)
+    stamp = Stamp(seen.mtime_ns, seen.size, checksum(data))
+    if known is not None and known.checksum == stamp.checksum:
+        return stamp
+    if b"\0" in data:
+        return _unreadable(stem, stamp, title, "binary (holds NUL bytes); move it out of articles/")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return _unreadable(stem, stamp, title, f"not UTF-8 text ({e.reason}); save it as UTF-8")
+    return _article(stem, stamp, text)
+
+
+def read_article_bytes(vault: Vault, stem: str) -> bytes:
+    """The bytes of `articles/<stem>.md` for a stem taken from the listing: never through
+    a link, never anything but a regular file (a FIFO would block the reader)."""
+    path = vault.article_path(stem)
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ARTICLE_BYTES:
+            raise OSError(errno.EINVAL, "not a regular article file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_ARTICLE_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
+def _unreadable(stem: str, stamp: Stamp, title: str, why: str) -> NavArticle:
+    names = {(canonical(title), title, "stem")}
+    return NavArticle(stem, stamp, title, unreadable=why, names=names)
+
+
+def _article(stem: str, stamp: Stamp, text: str) -> NavArticle:
+    article = parse(text)
+    rows = IndexRows()
+    index_article(stem, article, stamp.checksum, {}, rows)
+    derived = rows.articles[0]
+    redirect = redirect_target(article)
+    a = NavArticle(
+        stem,
+        stamp,
+        derived.title,
+        kind=derived.kind,
+        type=derived.type,
+        redirect=redirect,
+        redirect_key=canonical(redirect) if redirect else None,
+    )
+    a.names.add((canonical(derived.title), derived.title, "title"))
+    stem_title = title_for_stem(stem)
+    a.names.add((canonical(stem_title), stem_title, "stem"))
+    box = dict(article.infobox or ())
+    for alias in (x.strip() for x in box.get("aliases", "").split(",")):
+        if alias and canonical(alias):
+            a.names.add((canonical(alias), alias, "alias"))
+    a.sections.append(NavSection(0, "", 0, article.lead))
+    for i, s in enumerate(article.sections, start=1):
+        a.sections.append(NavSection(i, s.heading, s.level, s.body))
+    for d in article_definitions(article):
+        a.footnotes.setdefault(d.label, f"[^{d.label}]: {d.text}"[:FOOTNOTE_CHARS])
+    a.facts = list(article.infobox or ())
+    for _, name in sorted(rows.article_categories):
+        a.categories.setdefault(canonical(name), name)
+    for _, dst, via in rows.links:
+        if key := canonical(dst):
+            a.links.add((key, dst, via))
+    return a
