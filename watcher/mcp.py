@@ -12,10 +12,11 @@ before each read. The model is never loaded.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from dreaming.errors import DreamingError
@@ -92,37 +93,45 @@ DESCRIPTIONS = {
 }
 
 
+PARAMETERS = {
+    "name": "A name as the person would say it: a title, an alias, any case.",
+    "stem": "The article's stem, as resolve or a link gave it (e.g. Claude_Code).",
+    "heading": "A section heading from the article's TOC (as read shows it).",
+    "page": "Which page of a cut result (the `next` of the previous result says).",
+    "full": "The whole article, paged, instead of TOC and lead: rarely needed.",
+    "kind": "An infobox kind: person, project, thing, place, event, …",
+    "category": "A category name, without `Category:`.",
+    "type": "An infobox type.",
+    "text": "The person's own words for what is wanted.",
+    "limit": "How many hits, at most.",
+    "conv": "The conversation's hash from a `conv:HASH` footnote.",
+    "start": "The first message to show (1-based).",
+    "end": "The last message to show.",
+}
+"""What each argument means, in every tool's input schema."""
+
+
 def build_server(reader: Reader) -> MCPServer:
     """The server over `reader`. Tools are async on purpose: the ledger's connection
     belongs to the thread that opened it, and the SDK runs sync tools on worker
     threads; each read takes milliseconds, so running it on the loop costs nothing."""
-    server: MCPServer = MCPServer(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING")
 
-    def tool(name: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
-        return server.tool(name=name, description=DESCRIPTIONS[name], annotations=_READ_ONLY)
-
-    @tool("resolve")
     async def resolve(name: str) -> CallToolResult:
         return answer(lambda: reader.resolve(name))
 
-    @tool("read")
     async def read(stem: str, full: bool = False, page: int = 1) -> CallToolResult:
         return answer(lambda: reader.read(stem, full=full, page=page))
 
-    @tool("section")
     async def section(stem: str, heading: str, page: int = 1) -> CallToolResult:
         return answer(lambda: reader.section(stem, heading, page=page))
 
-    @tool("links")
     async def links(stem: str) -> CallToolResult:
         return answer(lambda: reader.links(stem))
 
-    @tool("infobox")
     async def infobox(stem: str) -> CallToolResult:
         return answer(lambda: reader.infobox(stem))
 
-    @tool("list")
-    async def list_by(
+    async def list_(
         kind: str | None = None,
         category: str | None = None,
         type: str | None = None,
@@ -130,25 +139,44 @@ def build_server(reader: Reader) -> MCPServer:
     ) -> CallToolResult:
         return answer(lambda: reader.list_by(kind=kind, category=category, type=type, page=page))
 
-    @tool("category")
     async def category(name: str, page: int = 1) -> CallToolResult:
         return answer(lambda: reader.category(name, page=page))
 
-    @tool("status")
     async def status() -> CallToolResult:
         return answer(reader.status)
 
-    @tool("search")
     async def search(text: str, limit: int = 10) -> CallToolResult:
         return answer(lambda: reader.search(text, limit=limit))
 
-    @tool("source")
     async def source(
         conv: str, start: int | None = None, end: int | None = None, page: int = 1
     ) -> CallToolResult:
         return answer(lambda: reader.source(conv, start=start, end=end, page=page))
 
-    return server
+    functions: list[Callable[..., Awaitable[CallToolResult]]] = [
+        resolve,
+        read,
+        section,
+        links,
+        infobox,
+        list_,
+        category,
+        status,
+        search,
+        source,
+    ]
+    tools = [_tool(fn.__name__.rstrip("_"), fn) for fn in functions]
+    return MCPServer(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+
+
+def _tool(name: str, fn: Callable[..., Awaitable[CallToolResult]]) -> Tool:
+    tool = Tool.from_function(fn, name=name, description=DESCRIPTIONS[name], annotations=_READ_ONLY)
+    # The schema is what a client shows the agent; arguments are still validated
+    # against the function's signature.
+    for arg, schema in tool.parameters.get("properties", {}).items():
+        schema["description"] = PARAMETERS[arg]
+    tool.parameters["title"] = name
+    return tool
 
 
 def answer(call: Callable[[], Result]) -> CallToolResult:
