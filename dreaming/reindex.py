@@ -43,7 +43,7 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
                 (vault.rel(path), f"cannot read as UTF-8 text ({e}); save it as UTF-8")
             )
             continue
-        _index_article(path.stem, parse(text), checksum(data), by_key, rows)
+        index_article(path.stem, parse(text), checksum(data), by_key, rows)
     article_index.rebuild(ledger, rows)
     report.articles = len(rows.articles)
     report.links = len(rows.links)
@@ -52,9 +52,11 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
     return report
 
 
-def _index_article(
+def index_article(
     stem: str, article: Article, digest: str, by_key: dict[str, str], rows: IndexRows
 ) -> None:
+    """Add one article's rows; a link target not in `by_key` (heading key → stem) stays
+    the name as written, spaces as `_` (the read path resolves it when read)."""
     def resolve(target: str) -> str:
         return by_key.get(heading_key(target), target.strip().replace(" ", "_"))
 

@@ -287,4 +287,71 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (stage, unit, page)
     ) WITHOUT ROWID;
     """,
+    # 7: the read path's navigation index (dreaming.query), a cache of articles/ refreshed
+    # per article before each query; FTS rows share their section's id as rowid
+    """
+    CREATE TABLE nav_articles (
+        stem TEXT PRIMARY KEY,            -- the file name in articles/ without .md
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        checksum TEXT NOT NULL,
+        unreadable TEXT,                  -- why the file is not indexed, else NULL
+        title TEXT NOT NULL,
+        kind TEXT,
+        type TEXT,
+        redirect TEXT,                    -- a redirect's target name, else NULL
+        redirect_key TEXT                 -- its canonical key
+    ) WITHOUT ROWID;
+    CREATE INDEX nav_articles_kind ON nav_articles(kind);
+    CREATE INDEX nav_articles_type ON nav_articles(type);
+    CREATE INDEX nav_articles_redirect ON nav_articles(redirect_key);
+    CREATE TABLE nav_names (
+        key TEXT NOT NULL,                -- dreaming.subjects.canonical of the name
+        stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        how TEXT NOT NULL,                -- title | stem | alias
+        PRIMARY KEY (key, stem, how)
+    ) WITHOUT ROWID;
+    CREATE INDEX nav_names_stem ON nav_names(stem);
+    CREATE TABLE nav_sections (
+        id INTEGER PRIMARY KEY,           -- also the section's rowid in nav_fts
+        stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
+        position INTEGER NOT NULL,        -- 0: the lead
+        heading TEXT NOT NULL,
+        level INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        UNIQUE (stem, position)
+    );
+    CREATE TABLE nav_footnotes (
+        stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
+        label TEXT NOT NULL,
+        line TEXT NOT NULL,
+        PRIMARY KEY (stem, label)
+    ) WITHOUT ROWID;
+    CREATE TABLE nav_facts (
+        stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        field TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (stem, position)
+    ) WITHOUT ROWID;
+    CREATE TABLE nav_categories (
+        stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (stem, key)
+    ) WITHOUT ROWID;
+    CREATE INDEX nav_categories_key ON nav_categories(key);
+    CREATE TABLE nav_links (
+        src TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
+        target TEXT NOT NULL,             -- the linked name as written (spaces as _)
+        key TEXT NOT NULL,                -- its canonical key: resolved when read
+        via TEXT NOT NULL,                -- prose | infobox | seealso | series | main | redirect
+        PRIMARY KEY (src, key, via)
+    ) WITHOUT ROWID;
+    CREATE INDEX nav_links_key ON nav_links(key);
+    CREATE VIRTUAL TABLE nav_fts USING fts5(
+        heading, title, aliases, body, tokenize = 'unicode61 remove_diacritics 2'
+    );
+    """,
 )

@@ -1,0 +1,53 @@
+"""`search`: the last resort, lexical ranking (BM25 over SQLite FTS5), no embeddings.
+
+The query text is data, never FTS5 syntax: its words are quoted one by one and
+joined with OR, so a quote, a `*`, `NEAR`, `-` or a column name in a hostile
+query matches as text or not at all, and never raises.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dreaming.ledger import Ledger, nav_index
+from dreaming.ledger.nav_index import Hit
+from dreaming.query.budget import BUDGET, Result, clip, nbytes, quoted, result
+
+MAX_WORDS = 24
+MAX_LIMIT = 50
+SNIPPET_BYTES = 160
+_WORD = re.compile(r"\w+")
+
+
+def match_expression(text: str) -> str | None:
+    """The FTS5 query for `text`: each word a quoted string, any of them matching."""
+    words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(text[:4000])))[:MAX_WORDS]
+    return " OR ".join(f'"{w}"' for w in words) if words else None
+
+
+def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
+    expression = match_expression(text)
+    if expression is None:
+        return []
+    return nav_index.search(ledger, expression, max(1, min(limit, MAX_LIMIT)))
+
+
+def search(ledger: Ledger, text: str, *, limit: int) -> Result:
+    found = hits(ledger, text, limit)
+    asked = quoted(clip(text, 120))
+    if not found:
+        why = "no article matches" if match_expression(text) else "it holds no words"
+        return result("search", f"Search {asked}: {why}.", {"query": text, "hits": []})
+    header = f"Search {asked}: best first (read one with section STEM HEADING)"
+    lines = [header]
+    shown: list[Hit] = []
+    for h in found:
+        snippet = clip(" ".join(h.snippet.split()), SNIPPET_BYTES).replace("\n…", "…")
+        line = f"- {h.stem} — {h.heading or 'lead'}: {snippet}"
+        if nbytes("\n".join([*lines, line])) > BUDGET - 64:
+            lines.append(f"… {len(found) - len(shown)} more hits cut to fit; narrow the search")
+            break
+        lines.append(line)
+        shown.append(h)
+    data = {"query": text, "hits": [{"stem": h.stem, "heading": h.heading} for h in shown]}
+    return result("search", "\n".join(lines), data)
