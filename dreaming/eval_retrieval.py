@@ -5,10 +5,10 @@ A question set is JSONL, one row a question: `{"question": …, "gold": ["Stem",
 strategies answer each question through the same `Reader` an agent uses:
 **resolve-first** (names picked from the question by code, resolved one by one, a
 search only when none resolves) and **search-only**. Each then reads its top hit:
-the TOC and lead, and the one section whose heading shares most words with the
-question. Scored: recall@1, recall@5, MRR, and the bytes a reader took in (the
-sum of `Result.size` over every call made). Gold stems are the oracle for which
-article answers, not for whether the article is right.
+the TOC and lead, and the one body section whose heading shares most words with
+the question (else the first). Scored: recall@1, recall@5, MRR, and the bytes a
+reader took in (the sum of `Result.size` over every call made). Gold stems are
+the oracle for which article answers, not for whether the article is right.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dreaming.article import parse
+from dreaming.article import Section
 from dreaming.article.document import tail_rank
 from dreaming.article.titles import heading_key
 from dreaming.candidates import STOP_WORDS
@@ -200,32 +200,24 @@ def question_names(question: str) -> list[str]:
 
 
 def _read_top(reader: Reader, question: str, trial: Trial) -> None:
-    """The read an agent makes next: the top hit's TOC and lead, then the one section
-    that shares most words with the question (none shares any: the lead answers)."""
+    """The reads an agent makes next: the top hit's TOC and lead, then the one body
+    section whose heading shares most words with the question (the first when none
+    shares any: the answer is rarely in the lead alone)."""
     if not trial.ranked:
         return
     top = trial.ranked[0]
-    trial.took(reader.read(top), top)
-    heading = _best_heading(reader, top, question)
-    if heading is not None:
-        trial.took(reader.section(top, heading), f"{top} / {heading}")
-        trial.section = heading
-
-
-def _best_heading(reader: Reader, stem: str, question: str) -> str | None:
-    try:
-        text = reader.vault.article_path(stem).read_bytes().decode("utf-8")
-    except (DreamingError, OSError, UnicodeDecodeError):
-        return None
+    toc = trial.took(reader.read(top), top).data.get("toc") or []
+    headings = [
+        str(entry["heading"])
+        for entry in toc
+        if entry.get("level") == 2 and not tail_rank(Section(str(entry["heading"])))
+    ]
+    if not headings:
+        return
     asked = _content_words(question)
-    best, best_overlap = None, 0
-    for section in parse(text).sections:
-        if tail_rank(section) or section.level != 2:
-            continue
-        overlap = len(asked & _content_words(section.heading))
-        if overlap > best_overlap:
-            best, best_overlap = section.heading, overlap
-    return best
+    heading = max(headings, key=lambda h: len(asked & _content_words(h)))
+    trial.took(reader.section(top, heading), f"{top} / {heading}")
+    trial.section = heading
 
 
 def _content_words(text: str) -> set[str]:

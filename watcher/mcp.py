@@ -125,11 +125,11 @@ def build_server(reader: Reader) -> MCPServer:
     async def section(stem: str, heading: str, page: int = 1) -> CallToolResult:
         return answer(lambda: reader.section(stem, heading, page=page))
 
-    async def links(stem: str) -> CallToolResult:
-        return answer(lambda: reader.links(stem))
+    async def links(stem: str, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.links(stem, page=page))
 
-    async def infobox(stem: str) -> CallToolResult:
-        return answer(lambda: reader.infobox(stem))
+    async def infobox(stem: str, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.infobox(stem, page=page))
 
     async def list_(
         kind: str | None = None,
