@@ -57,7 +57,6 @@ def index_article(
 ) -> None:
     """Add one article's rows; a link target not in `by_key` (heading key → stem) stays
     the name as written, spaces as `_` (the read path resolves it when read)."""
-
     def resolve(target: str) -> str:
         return by_key.get(heading_key(target), target.strip().replace(" ", "_"))
 
