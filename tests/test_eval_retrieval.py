@@ -185,6 +185,25 @@ def test_a_gold_stem_that_is_no_article_is_said_and_scored_as_a_miss(
     assert evaluation.outcomes["resolve-first"][0].rank is None
 
 
+def test_resolve_first_on_a_tiny_vault_scores_what_hand_counting_gives(
+    reader: Reader, tmp_path: Path
+) -> None:
+    path = jsonl(
+        tmp_path / "q.jsonl",
+        # Named: resolves to the gold stem, rank 1.
+        {"question": "What does WebSearch filter?", "gold": ["WebSearch"]},
+        # No such article: a miss, whatever is found.
+        {"question": "Who is Nobody?", "gold": ["Nobody"]},
+        # Two gold stems, the question names one: rank 1, half of the gold found.
+        {"question": "Why is MD034 off for URLs?", "gold": ["URLs", "WebSearch"]},
+    )
+    outcomes = evaluate(reader, path).outcomes["resolve-first"]
+    assert [o.rank for o in outcomes] == [1, None, 1]
+    s = summarize(outcomes)
+    assert (s.recall1, s.recall5) == (pytest.approx(1.5 / 3), pytest.approx(1.5 / 3))
+    assert s.mrr == pytest.approx(2 / 3)
+
+
 def test_a_file_with_nothing_to_evaluate_is_an_error(reader: Reader, tmp_path: Path) -> None:
     path = jsonl(tmp_path / "q.jsonl", "{oops")
     with pytest.raises(EvalError, match="no question to evaluate"):
