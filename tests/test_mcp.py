@@ -124,6 +124,7 @@ def test_every_tool_answers_within_the_budget_with_its_size(vault: Vault) -> Non
         assert body.strip()
         assert result.structured_content is not None
         assert result.structured_content["bytes"] == len(body.encode("utf-8")) <= BUDGET
+        assert isinstance(result.structured_content["data"], dict)
     resolved, _, section, links, _, listed, category, _, search, _ = map(text, results)
     assert "Claude_Code" in resolved
     assert "Haiku" in section
