@@ -21,6 +21,7 @@ from rich.markup import escape
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
 from watcher.cmd_mcp import eval_group, mcp
+from watcher.cmd_query import query
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, err, out, shown, vault_option
@@ -424,6 +425,7 @@ def _print_status(doc: StatusDoc) -> None:
             )
 
 
+cli.add_command(query)
 cli.add_command(station)
 cli.add_command(watch)
 cli.add_command(service)

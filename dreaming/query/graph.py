@@ -6,6 +6,7 @@ article created later is found without re-indexing the article that links.
 
 from __future__ import annotations
 
+from dreaming.article.titles import title_for_stem
 from dreaming.ledger import Ledger, nav_index
 from dreaming.query.budget import Result, clip, paged
 from dreaming.query.names import find, lookup
@@ -47,9 +48,10 @@ def _names(ledger: Ledger, targets: list[str]) -> list[str]:
     shown: list[str] = []
     for target in dict.fromkeys(targets):
         found = find(ledger, target).stems
-        shown.append(
-            found[0] if len(found) == 1 else f"{target} (no article)" if not found else target
-        )
+        if not found:
+            shown.append(f"{title_for_stem(target)} (no article)")
+        else:
+            shown.append(found[0] if len(found) == 1 else title_for_stem(target))
     return list(dict.fromkeys(shown))
 
 

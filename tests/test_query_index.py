@@ -1,0 +1,138 @@
+"""The navigation index: refreshed per file before each query, read-only over the vault."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from dreaming.ledger import Ledger
+from dreaming.query import Reader
+from dreaming.query.index import MAX_ARTICLE_BYTES, NavIndex
+from dreaming.reindex import reindex
+from dreaming.vault import Vault
+from tests.query_support import article, examples, write
+
+
+def _git_status(vault: Vault) -> str:
+    return subprocess.run(
+        ["git", "status", "--porcelain"], cwd=vault.root, capture_output=True, text=True
+    ).stdout
+
+
+def test_nothing_changed_reads_no_file(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep")
+    index = NavIndex(vault, ledger)
+    assert index.refresh().parsed == 1
+    again = index.refresh()
+    assert (again.parsed, again.restamped, again.dropped) == (0, 0, 0)
+
+
+def test_a_fresh_instance_trusts_the_stored_index(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep")
+    NavIndex(vault, ledger).refresh()
+    assert NavIndex(vault, ledger).refresh().parsed == 0
+
+
+def test_a_persons_fresh_edit_is_seen_by_the_next_query(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep", sections=(("Usage", "It searches fast.[^1]"),))
+    reader = Reader(vault, ledger)
+    assert "fast" in reader.section("Ripgrep", "Usage").text
+    path = vault.articles / "Ripgrep.md"
+    text = path.read_text().replace("It searches fast.", "It searches slow.")
+    path.write_text(text)  # in place, same size: only mtime_ns tells
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert "slow" in reader.section("Ripgrep", "Usage").text
+
+
+def test_a_touched_file_with_the_same_bytes_is_not_parsed_again(
+    vault: Vault, ledger: Ledger
+) -> None:
+    article(vault, "Ripgrep")
+    index = NavIndex(vault, ledger)
+    index.refresh()
+    path = vault.articles / "Ripgrep.md"
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000))
+    done = index.refresh()
+    assert (done.parsed, done.restamped) == (0, 1)
+
+
+def test_a_deleted_article_is_gone_and_a_new_one_found(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep")
+    reader = Reader(vault, ledger)
+    assert reader.resolve_stems("ripgrep") == ["Ripgrep"]
+    (vault.articles / "Ripgrep.md").unlink()
+    article(vault, "Fd Find")
+    assert reader.resolve_stems("ripgrep") == []
+    assert reader.resolve_stems("fd find") == ["Fd_Find"]
+    assert reader.search_stems("ripgrep") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"# Bin\n\0\0\0binary", "binary"),
+        (b"# Latin\n\xe9t\xe9 \xff\n", "not UTF-8"),
+    ],
+)
+def test_an_unreadable_file_is_indexed_with_its_reason(
+    vault: Vault, ledger: Ledger, content: bytes, reason: str
+) -> None:
+    (vault.articles / "Odd.md").write_bytes(content)
+    article(vault, "Ripgrep")
+    reader = Reader(vault, ledger)
+    for result in (reader.read("Odd"), reader.section("Odd", "x"), reader.resolve("odd")):
+        assert reason in result.text
+    assert reader.read("Ripgrep").data["stem"] == "Ripgrep"
+    assert "1 unreadable" in reader.status().text
+
+
+def test_a_huge_file_is_not_read(vault: Vault, ledger: Ledger) -> None:
+    (vault.articles / "Huge.md").write_bytes(
+        b"# Huge\n\n" + b"word " * (MAX_ARTICLE_BYTES // 5 + 10)
+    )
+    result = Reader(vault, ledger).read("Huge")
+    assert "over" in result.text and "split it" in result.text
+
+
+def test_a_link_fifo_or_folder_in_articles_never_blocks_or_leaks(
+    vault: Vault, ledger: Ledger
+) -> None:
+    secret = vault.root.parent / "secret.md"
+    secret.write_text("# Secret\n\nTOPSECRET\n")
+    (vault.articles / "Leak.md").symlink_to(secret)
+    os.mkfifo(vault.articles / "Pipe.md")
+    (vault.articles / "Folder.md").mkdir()
+    reader = Reader(vault, ledger)
+    leak = reader.read("Leak", full=True)
+    assert "a link" in leak.text and "TOPSECRET" not in leak.text
+    assert "not a regular file" in reader.read("Pipe").text
+    assert reader.search_stems("TOPSECRET") == []
+    assert reader.resolve_stems("folder") == []
+
+
+def test_queries_never_change_the_vault(vault: Vault, ledger: Ledger) -> None:
+    stems = examples(vault)
+    subprocess.run(["git", "add", "-A"], cwd=vault.root, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+        cwd=vault.root,
+        check=True,
+    )
+    before = {p: p.read_bytes() for p in vault.articles.iterdir()}
+    reader = Reader(vault, ledger)
+    for stem in stems:
+        reader.read(stem, full=True)
+        reader.links(stem)
+    assert {p: p.read_bytes() for p in vault.articles.iterdir()} == before
+    assert _git_status(vault) == ""
+
+
+def test_reindex_and_the_query_index_live_side_by_side(vault: Vault, ledger: Ledger) -> None:
+    examples(vault)
+    Reader(vault, ledger).status()
+    assert reindex(vault, ledger).articles == 3
+    assert Reader(vault, ledger).status().data["articles"] == 3
