@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
+from watcher.cmd_mcp import eval_group, mcp
 from watcher.cmd_query import query
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
@@ -428,6 +429,8 @@ cli.add_command(query)
 cli.add_command(station)
 cli.add_command(watch)
 cli.add_command(service)
+cli.add_command(mcp)
+cli.add_command(eval_group)
 
 
 def main() -> None:

@@ -1,0 +1,91 @@
+"""`dreaming mcp` (the read path over MCP) and `dreaming eval` (the retrieval eval)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from watcher.console import command_app, err, shown, vault_option
+
+
+@click.command()
+@vault_option
+def mcp(vault_path: Path | None) -> None:
+    """Serve the wiki's read tools over MCP on stdin/stdout (read-only).
+
+    Point an MCP client at it (see docs/read-path.md); it never writes the vault."""
+    from watcher.mcp import serve_mcp
+
+    serve_mcp(vault_path)
+
+
+@click.group("eval")
+def eval_group() -> None:
+    """Offline evals of the read path."""
+
+
+@eval_group.command("retrieval")
+@vault_option
+@click.option(
+    "--queries",
+    "queries",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="JSONL: one {question, gold: [stems], gold_sections?, name?} a line.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
+@click.option("--include-pending", is_flag=True, help='Also rows still marked "review": "pending".')
+def eval_retrieval(
+    vault_path: Path | None, queries: Path, as_json: bool, include_pending: bool
+) -> None:
+    """Recall@1/@5, MRR and bytes read per question, resolve-first against search-only."""
+    from dreaming.eval_retrieval import evaluate, evaluation_doc, scorecard
+    from dreaming.query import Reader
+
+    app = command_app(vault_path)
+    evaluation = evaluate(Reader(app.vault, app.ledger), queries, include_pending=include_pending)
+    for problem in evaluation.problems:
+        err.print(f"dreaming: {shown(problem)}", markup=False)
+    if as_json:
+        click.echo(json.dumps(evaluation_doc(evaluation), indent=2, sort_keys=True))
+    else:
+        click.echo(scorecard(evaluation), nl=False)
+
+
+@eval_group.command("propose")
+@vault_option
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write the JSONL here (a new file) instead of stdout.",
+)
+def eval_propose(vault_path: Path | None, out: Path | None) -> None:
+    """Draft questions from each article's lead and first section, marked for review.
+
+    Code only, no model. Review each row (question and gold), remove its
+    "review": "pending" mark, then run dreaming eval retrieval on the file."""
+    from dreaming.eval_propose import propose
+    from dreaming.eval_retrieval import EvalError
+
+    app = command_app(vault_path)
+    proposal = propose(app.vault)
+    for line in proposal.skipped:
+        err.print(f"dreaming: {shown(line)}", markup=False)
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in proposal.rows)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    if out.exists():
+        raise EvalError(
+            f"{out}: already exists (it may hold reviewed questions); "
+            "pass a new --out file or delete it first"
+        )
+    out.write_text(text, encoding="utf-8")
+    err.print(
+        f"dreaming: {len(proposal.rows)} questions drafted into {shown(out)}; "
+        'review each, remove its "review": "pending", then run dreaming eval retrieval',
+        markup=False,
+    )

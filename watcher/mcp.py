@@ -1,0 +1,209 @@
+"""`dreaming mcp`: the read path's tools served over MCP (stdio), read-only.
+
+One tool a `Reader` method, named as `dreaming query` names them (MCP clients
+already namespace a server's tools, e.g. Claude Code's `mcp__dreaming__resolve`,
+so no `memory_` prefix). Each call returns the Result's text, at most 2 KB, with
+its data, byte size and next read as structured content. A failure is a tool
+error result with one line saying what to do; the server keeps serving. It never
+writes the vault: the only writes are the ledger's navigation cache, refreshed
+before each read. The model is never loaded.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+
+from dreaming.errors import DreamingError
+from dreaming.query import Reader, Result
+from watcher.app import App
+
+INSTRUCTIONS = """\
+This server reads the person's own wiki: articles a local model wrote overnight from \
+their AI conversations, kept current as their positions change. It is their recorded \
+decisions, preferences and history (personal continuity), not world facts: use it for \
+what THEY chose, use, think or did, not for weather, public facts or ordinary coding.
+
+Look it up before answering a question about the person's own past work or choices. \
+Find, then read, in small reads: `resolve` the name the question is about, `read` the \
+article's contents and lead, then `section` the ONE section that answers. Follow \
+`links` for a related article; `search` only when no name resolves. Every result is \
+at most 2 KB; a cut result names its next read. Never read a whole article to find \
+one fact. Answer as a continuation of what they said, not "according to the wiki"; \
+check a claim against what was said with `source` when it matters."""
+
+_READ_ONLY = ToolAnnotations(
+    title=None, read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+    open_world_hint=False,
+)  # fmt: skip
+
+DESCRIPTIONS = {
+    "resolve": (
+        "FIRST STEP. Turn a name the question is about (a project, tool, person, place, "
+        "topic) into the article that holds it: title, alias or redirect, case and "
+        "punctuation ignored. Returns the article's stem, the candidates when the name "
+        "is ambiguous, or the nearest names when it is unknown. Use before any read."
+    ),
+    "read": (
+        "An article's table of contents and lead (what it is and the person's current "
+        "position in brief): the second step after resolve. `stem` from resolve. "
+        "`full=true` pages the whole text: only when the TOC shows no single section "
+        "answers; `page` continues a cut result."
+    ),
+    "section": (
+        "THE DEFAULT READ: one section of an article, by its heading from the TOC "
+        "(`stem`, `heading`; `page` continues a long one). Read the ONE section that "
+        "answers instead of the whole article. An unknown heading returns the TOC."
+    ),
+    "links": (
+        "The articles one article links to and is linked from, and its See also: "
+        "for a question that spans related subjects (one hop, then resolve/read)."
+    ),
+    "infobox": (
+        "An article's infobox: kind, type, aliases and its short facts (dates, status, "
+        "where it lives) without reading prose."
+    ),
+    "list": (
+        "The articles of one kind (person, project, thing, …), one category, or one "
+        "infobox type; give exactly one of `kind`, `category`, `type`; `page` continues."
+    ),
+    "category": (
+        "The articles in one category (the wiki's [[Category:…]] tags), paged: for "
+        "'which of my … ' questions."
+    ),
+    "status": (
+        "What the wiki holds: article and conversation counts and the last nightly "
+        "run. For questions about the wiki itself, or to see whether it is up to date."
+    ),
+    "search": (
+        "LAST RESORT, when no name resolves: lexical search over every article (BM25), "
+        "ranked hits with a short snippet each. No embeddings; use the person's own "
+        "words. Then read the top hit's section, not the whole article."
+    ),
+    "source": (
+        "The conversation a footnote cites (`conv:HASH` in an article's References), "
+        "paged by message (`start`, `end`, `page`), secrets already redacted: to check "
+        "a claim against what the person actually said. Not for finding things."
+    ),
+}
+
+
+PARAMETERS = {
+    "name": "A name as the person would say it: a title, an alias, any case.",
+    "stem": "The article's stem, as resolve or a link gave it (e.g. Claude_Code).",
+    "heading": "A section heading from the article's TOC (as read shows it).",
+    "page": "Which page of a cut result (the `next` of the previous result says).",
+    "full": "The whole article, paged, instead of TOC and lead: rarely needed.",
+    "kind": "An infobox kind: person, project, thing, place, event, …",
+    "category": "A category name, without `Category:`.",
+    "type": "An infobox type.",
+    "text": "The person's own words for what is wanted.",
+    "limit": "How many hits, at most.",
+    "conv": "The conversation's hash from a `conv:HASH` footnote.",
+    "start": "The first message to show (1-based).",
+    "end": "The last message to show.",
+}
+"""What each argument means, in every tool's input schema."""
+
+
+def build_server(reader: Reader) -> MCPServer:
+    """The server over `reader`. Tools are async on purpose: the ledger's connection
+    belongs to the thread that opened it, and the SDK runs sync tools on worker
+    threads; each read takes milliseconds, so running it on the loop costs nothing."""
+
+    async def resolve(name: str) -> CallToolResult:
+        return answer(lambda: reader.resolve(name))
+
+    async def read(stem: str, full: bool = False, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.read(stem, full=full, page=page))
+
+    async def section(stem: str, heading: str, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.section(stem, heading, page=page))
+
+    async def links(stem: str, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.links(stem, page=page))
+
+    async def infobox(stem: str, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.infobox(stem, page=page))
+
+    async def list_(
+        kind: str | None = None,
+        category: str | None = None,
+        type: str | None = None,
+        page: int = 1,
+    ) -> CallToolResult:
+        return answer(lambda: reader.list_by(kind=kind, category=category, type=type, page=page))
+
+    async def category(name: str, page: int = 1) -> CallToolResult:
+        return answer(lambda: reader.category(name, page=page))
+
+    async def status() -> CallToolResult:
+        return answer(reader.status)
+
+    async def search(text: str, limit: int = 10) -> CallToolResult:
+        return answer(lambda: reader.search(text, limit=limit))
+
+    async def source(
+        conv: str, start: int | None = None, end: int | None = None, page: int = 1
+    ) -> CallToolResult:
+        return answer(lambda: reader.source(conv, start=start, end=end, page=page))
+
+    functions: list[Callable[..., Awaitable[CallToolResult]]] = [
+        resolve,
+        read,
+        section,
+        links,
+        infobox,
+        list_,
+        category,
+        status,
+        search,
+        source,
+    ]
+    tools = [_tool(fn.__name__.rstrip("_"), fn) for fn in functions]
+    return MCPServer(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+
+
+def _tool(name: str, fn: Callable[..., Awaitable[CallToolResult]]) -> Tool:
+    tool = Tool.from_function(fn, name=name, description=DESCRIPTIONS[name], annotations=_READ_ONLY)
+    # The schema is what a client shows the agent; arguments are still validated
+    # against the function's signature.
+    for arg, schema in tool.parameters.get("properties", {}).items():
+        schema["description"] = PARAMETERS[arg]
+    tool.parameters["title"] = name
+    return tool
+
+
+def answer(call: Callable[[], Result]) -> CallToolResult:
+    """The Result as MCP content, or a tool error with the one line a person would see."""
+    try:
+        result = call()
+    except DreamingError as e:
+        return _error(str(e))
+    except (OSError, sqlite3.Error) as e:
+        # The system said no (disk, permissions, a locked ledger): still one line.
+        return _error(f"{type(e).__name__}: {e}")
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.text)],
+        structured_content={
+            "tool": result.tool,
+            "data": result.data,
+            "bytes": result.size,
+            "next": result.next,
+        },
+    )
+
+
+def _error(line: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
+
+
+def serve_mcp(vault_path: Path | None) -> None:
+    """Serve the vault's tools on stdin/stdout until the client closes them."""
+    with App.open(vault_path) as app:
+        build_server(Reader(app.vault, app.ledger)).run("stdio")
