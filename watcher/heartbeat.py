@@ -12,12 +12,14 @@ import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from dreaming.vault import Vault, write_atomic
 from dreaming.vault.writes import current_checksum
 from watcher.instance import watching_pid
-from watcher.watch import Reaction
+
+if TYPE_CHECKING:  # the watch loop's imports cost every CLI start ~0.15 s
+    from watcher.watch import Reaction
 
 FILE_NAME = "watch.json"
 

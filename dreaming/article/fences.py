@@ -24,6 +24,7 @@ code is, so mask_code blanks them too.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -294,6 +295,15 @@ def mask_code(text: str, *, inline: bool = True) -> str:
     offsets index the original text. Code spans are matched within one line:
     a span broken across lines is left as text (a rare, harmless miss).
     """
+    if "`" not in text and "~~~" not in text and "<!--" not in text and "%%" not in text:
+        return text  # nothing to mask: no fence, code span or comment can start
+    return _mask(text, inline)
+
+
+@functools.lru_cache(maxsize=64)
+def _mask(text: str, inline: bool) -> str:
+    # Cached: parsing and indexing one article masks the same section text several
+    # times over (links, footnotes, categories each ask).
     fenced: list[str] = []
     spans: list[str] = []
     for line, in_code in scan_lines(text):

@@ -114,10 +114,11 @@ def drop(ledger: Ledger, stems: Iterable[str]) -> None:
         ledger.db.execute("DELETE FROM nav_articles WHERE stem = ?", (stem,))
 
 
-def put(ledger: Ledger, a: NavArticle) -> None:
-    """Replace one article's rows (call inside a transaction)."""
+def put(ledger: Ledger, a: NavArticle, *, new: bool = False) -> None:
+    """Replace one article's rows (call inside a transaction); `new`: it has none yet."""
     db = ledger.db
-    drop(ledger, [a.stem])
+    if not new:
+        drop(ledger, [a.stem])
     db.execute(
         "INSERT INTO nav_articles(stem, mtime_ns, size, checksum, unreadable, title, kind, "
         "type, redirect, redirect_key) VALUES (?,?,?,?,?,?,?,?,?,?)",

@@ -11,6 +11,7 @@ ever written to the vault.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import multiprocessing
 import os
@@ -18,6 +19,7 @@ import stat
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -117,16 +119,22 @@ class NavIndex:
         done = Refreshed()
         if not changed and not gone:
             return done
-        rows = _read_all(self.vault, [(stem, listing[stem], known.get(stem)) for stem in changed])
+        asks = [(stem, listing[stem], known.get(stem)) for stem in changed]
+        rows: list[NavArticle | Stamp] = []
         try:
-            with nav_index.brief_wait(self.ledger, BUSY_MS), self.ledger.transaction():
+            with (
+                nav_index.brief_wait(self.ledger, BUSY_MS),
+                self.ledger.transaction(),
+                _read_all(self.vault, asks) as read,
+            ):
                 nav_index.drop(self.ledger, gone)
-                for stem, row in zip(changed, rows, strict=True):
+                for (stem, _, was), row in zip(asks, read, strict=True):
+                    rows.append(row)
                     if isinstance(row, Stamp):
                         nav_index.restamp(self.ledger, stem, row)
                         done.restamped += 1
                     else:
-                        nav_index.put(self.ledger, row)
+                        nav_index.put(self.ledger, row, new=was is None)
                         done.parsed += 1
         except LedgerError:
             # Another process (a night) is writing the ledger: answer from the index as
@@ -148,21 +156,23 @@ def _folder_mtime(vault: Vault) -> int:
         return -1
 
 
+@contextlib.contextmanager
 def _read_all(
     vault: Vault, asks: list[tuple[str, _Listed, Stamp | None]]
-) -> list[NavArticle | Stamp]:
-    """`_read` of each; a first build of a big vault parses in one process a core where
-    that is safe: forked children (spawned ones would re-run the caller's script), so
-    only on Linux and from a process without threads (a fork copies no thread, and a
-    lock another thread held stays held in the child)."""
+) -> Iterator[Iterator[NavArticle | Stamp]]:
+    """`_read` of each, in order, as they come; a first build of a big vault parses in one
+    process a core while this one writes the rows, where that is safe: forked children
+    (spawned ones would re-run the caller's script), so only on Linux and from a process
+    without threads (a fork copies no thread, and a lock another thread held stays held
+    in the child)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    if len(asks) < PARALLEL_FROM or cores < 2 or sys.platform != "linux":
-        return [_read(vault, *ask) for ask in asks]
-    if threading.active_count() > 1:
-        return [_read(vault, *ask) for ask in asks]
+    serial = len(asks) < PARALLEL_FROM or cores < 2 or sys.platform != "linux"
+    if serial or threading.active_count() > 1:
+        yield (_read(vault, *ask) for ask in asks)
+        return
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
-        return list(pool.map(_read_one, [(vault, *ask) for ask in asks], chunksize=64))
+        yield pool.map(_read_one, [(vault, *ask) for ask in asks], chunksize=64)
 
 
 def _read_one(ask: tuple[Vault, str, _Listed, Stamp | None]) -> NavArticle | Stamp:
