@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from dreaming.article import Section
 from dreaming.article.document import tail_rank
@@ -26,8 +26,9 @@ from dreaming.article.titles import heading_key
 from dreaming.candidates import STOP_WORDS
 from dreaming.candidates import propose as propose_candidates
 from dreaming.errors import DreamingError
-from dreaming.query import Reader, Result
+from dreaming.query import Result
 from dreaming.subjects import AliasIndex, canonical
+from dreaming.vault import Vault
 
 MAX_NAMES = 6
 """Names resolve-first tries before it falls back to a search (each try costs bytes)."""
@@ -150,10 +151,25 @@ class Trial:
         return result
 
 
-Strategy = Callable[[Reader, str], Trial]
+class Tools(Protocol):
+    """What a strategy asks: the read tools (`dreaming.query.Reader` in process, or the
+    same tools through an MCP session), plus the stems a name or a search ranks, which
+    a reader takes from a result's data at no extra cost."""
+
+    vault: Vault
+
+    def resolve(self, name: str) -> Result: ...
+    def resolve_stems(self, name: str) -> list[str]: ...
+    def search(self, text: str, *, limit: int = 10) -> Result: ...
+    def search_stems(self, text: str, *, limit: int = 10) -> list[str]: ...
+    def read(self, stem: str, *, full: bool = False, page: int = 1) -> Result: ...
+    def section(self, stem: str, heading: str, *, page: int = 1) -> Result: ...
 
 
-def resolve_first(reader: Reader, question: str) -> Trial:
+Strategy = Callable[[Tools, str], Trial]
+
+
+def resolve_first(reader: Tools, question: str) -> Trial:
     """Resolve the names the question holds, best first; search only when none resolves."""
     trial = Trial()
     for name in question_names(question)[:MAX_NAMES]:
@@ -169,7 +185,7 @@ def resolve_first(reader: Reader, question: str) -> Trial:
     return trial
 
 
-def search_only(reader: Reader, question: str) -> Trial:
+def search_only(reader: Tools, question: str) -> Trial:
     trial = Trial()
     trial.took(reader.search(question), question)
     trial.ranked = reader.search_stems(question, limit=RANKED)
@@ -199,7 +215,7 @@ def question_names(question: str) -> list[str]:
     return unique
 
 
-def _read_top(reader: Reader, question: str, trial: Trial) -> None:
+def _read_top(reader: Tools, question: str, trial: Trial) -> None:
     """The reads an agent makes next: the top hit's TOC and lead, then the one body
     section whose heading shares most words with the question (the first when none
     shares any: the answer is rarely in the lead alone)."""
@@ -303,7 +319,7 @@ class Evaluation:
         return {name: summarize(rows) for name, rows in self.outcomes.items()}
 
 
-def evaluate(reader: Reader, path: Path, *, include_pending: bool = False) -> Evaluation:
+def evaluate(reader: Tools, path: Path, *, include_pending: bool = False) -> Evaluation:
     """Every evaluable row of `path` through every strategy; a gold stem that is no
     article is said (file:line) and the row still counts, as a miss."""
     loaded = load_questions(path, include_pending=include_pending)
@@ -322,7 +338,7 @@ def evaluate(reader: Reader, path: Path, *, include_pending: bool = False) -> Ev
     return Evaluation(str(path), str(reader.vault.root), loaded.questions, problems, outcomes)
 
 
-def _is_article(reader: Reader, stem: str) -> bool:
+def _is_article(reader: Tools, stem: str) -> bool:
     try:
         return reader.vault.article_path(stem).is_file()
     except DreamingError:

@@ -26,6 +26,7 @@ from dreaming.query import Reader
 from dreaming.vault import Vault
 from tests.read_support import fill
 from watcher.cli import cli
+from watcher.mcp_client import McpError, McpTools
 
 
 def jsonl(path: Path, *rows: dict[str, Any] | str) -> Path:
@@ -229,6 +230,31 @@ def test_the_cli_prints_the_scorecard_and_json(vault: Vault, tmp_path: Path) -> 
     assert doc["questions"] == 1
     assert set(doc["strategies"]) == {"resolve-first", "search-only"}
     assert doc["per_question"][0]["name"] == "md034"
+
+
+def test_over_mcp_the_eval_sees_what_it_sees_in_process(vault: Vault, tmp_path: Path) -> None:
+    fill(vault)
+    path = jsonl(
+        tmp_path / "q.jsonl",
+        {"question": "What does WebSearch filter, in its CLI options?", "gold": ["WebSearch"]},
+        {"question": "markdownlint MD034 angle brackets", "gold": ["URLs"]},
+        {"question": "Who is Nobody?", "gold": ["Nobody"]},
+    )
+    args = ["eval", "retrieval", "--vault", str(vault.root), "--queries", str(path), "--json"]
+    here = json.loads(CliRunner().invoke(cli, args).stdout)
+    run = CliRunner().invoke(cli, [*args, "--over-mcp"])
+    assert run.exit_code == 0, run.output
+    over = json.loads(run.stdout)
+    assert over["per_question"] == here["per_question"]
+    assert over["strategies"] == here["strategies"]
+
+
+def test_an_mcp_server_that_cannot_start_says_why_in_one_line(tmp_path: Path) -> None:
+    with (
+        pytest.raises(McpError, match=r"^could not start .*no such folder; create a vault"),
+        McpTools(Vault(tmp_path / "gone")),
+    ):
+        pass
 
 
 # ---------------------------------------------------------------- propose

@@ -37,15 +37,28 @@ def eval_group() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 @click.option("--include-pending", is_flag=True, help='Also rows still marked "review": "pending".')
+@click.option(
+    "--over-mcp",
+    is_flag=True,
+    help="Ask through a `dreaming mcp` server on stdio, as an agent's host does.",
+)
 def eval_retrieval(
-    vault_path: Path | None, queries: Path, as_json: bool, include_pending: bool
+    vault_path: Path | None, queries: Path, as_json: bool, include_pending: bool, over_mcp: bool
 ) -> None:
     """Recall@1/@5, MRR and bytes read per question, resolve-first against search-only."""
     from dreaming.eval_retrieval import evaluate, evaluation_doc, scorecard
-    from dreaming.query import Reader
 
     app = command_app(vault_path)
-    evaluation = evaluate(Reader(app.vault, app.ledger), queries, include_pending=include_pending)
+    if over_mcp:
+        from watcher.mcp_client import McpTools
+
+        with McpTools(app.vault) as tools:
+            evaluation = evaluate(tools, queries, include_pending=include_pending)
+    else:
+        from dreaming.query import Reader
+
+        reader = Reader(app.vault, app.ledger)
+        evaluation = evaluate(reader, queries, include_pending=include_pending)
     for problem in evaluation.problems:
         err.print(f"dreaming: {shown(problem)}", markup=False)
     if as_json:
