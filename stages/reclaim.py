@@ -149,7 +149,8 @@ def _message(gone: list[Reclaimed]) -> str:
     files = "file" if len(gone) == 1 else "files"
     lines = [f"dreaming reclaim: remove {len(gone)} superseded Raw {files}", ""]
     lines += [f"- {r.file}: {r.relation}" for r in gone]
-    lines += ["", "Every conversation they held is kept, in the files named."]
+    held = "it" if len(gone) == 1 else "they"
+    lines += ["", f"Every conversation {held} held is kept, in the files named."]
     return "\n".join(lines)
 
 
