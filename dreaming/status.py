@@ -5,7 +5,6 @@
 from typing import Any, NotRequired, TypedDict
 
 from dreaming.ledger import Ledger, article_index, conversations, model_calls, raw_files, runs
-from dreaming.ledger.conversations import messages_sha
 from dreaming.ledger.runs import RunKind, RunStatus
 
 
@@ -30,6 +29,9 @@ class FileNoteDoc(TypedDict):
 class ReclaimableDoc(TypedDict):
     file: str
     superseded_by: str
+    """The files that hold its conversations in full, comma-separated."""
+    bytes: int
+    """Its size when it was last ingested: what `dreaming reclaim` would free."""
 
 
 class UnitsDoc(TypedDict):
@@ -168,27 +170,16 @@ def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, UsageDoc
 def reclaimable(ledger: Ledger) -> list[ReclaimableDoc]:
     """Raw files whose every conversation is an exact or prefix copy held by another file.
 
-    Such a file adds nothing; the person may delete it (seed 003's reclaim).
+    Such a file adds nothing: `dreaming reclaim` removes it (seed 003's reclaim).
     """
-    holders: dict[str, set[str]] = {}
-    candidates: dict[str, bool] = {}
-    for h in conversations.holdings(ledger):
-        path = h.path
-        if h.held_file == path:
-            candidates[path] = False
-            continue
-        same = h.content_sha == h.held_sha or _is_prefix(
-            ledger, h.conv_id, h.message_count, h.content_sha
+    found: list[ReclaimableDoc] = []
+    for s in conversations.superseded(ledger):
+        row = raw_files.get(ledger, s.path)
+        found.append(
+            {
+                "file": s.path,
+                "superseded_by": ", ".join(s.holders),
+                "bytes": 0 if row is None else row.size,
+            }
         )
-        candidates[path] = candidates.get(path, True) and same
-        holders.setdefault(path, set()).add(h.held_file)
-    return [
-        {"file": path, "superseded_by": ", ".join(sorted(holders[path]))}
-        for path, ok in candidates.items()
-        if ok and path in holders
-    ]
-
-
-def _is_prefix(ledger: Ledger, conv_id: str, count: int, sha: str) -> bool:
-    rows = conversations.messages(ledger, conv_id, below=count)
-    return messages_sha((m.role, m.text, m.ts) for m in rows) == sha
+    return found

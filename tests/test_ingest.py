@@ -103,12 +103,18 @@ def test_a_half_written_jsonl_is_left_pending_not_half_ingested(
 
 
 def test_a_copy_of_a_shorter_version_is_reported_for_reclaim(vault: Vault, ledger: Ledger) -> None:
-    drop(vault, "old/bread.md", TALK)
+    old = drop(vault, "old/bread.md", TALK)
     drop(vault, "new/bread.md", TALK + "## user\n\nAnd rolls?\n\n")
     ingest(vault, ledger)
     doc = status(ledger)
     assert doc["conversations"] == 1
-    assert doc["reclaimable"] == [{"file": "Raw/old/bread.md", "superseded_by": "Raw/new/bread.md"}]
+    assert doc["reclaimable"] == [
+        {
+            "file": "Raw/old/bread.md",
+            "superseded_by": "Raw/new/bread.md",
+            "bytes": old.stat().st_size,
+        }
+    ]
 
 
 def test_a_file_outside_the_vault_is_copied_into_raw(

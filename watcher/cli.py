@@ -22,6 +22,7 @@ from dreaming.errors import DreamingError
 from watcher.app import implied_model
 from watcher.cmd_mcp import eval_group, mcp
 from watcher.cmd_query import query
+from watcher.cmd_reclaim import reclaim
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, err, out, shown, vault_option
@@ -390,8 +391,13 @@ def _print_status(doc: StatusDoc) -> None:
         out.print(f"  [yellow]pending[/] {_name(f['file'])}: {_name(f['reason'] or '')}")
     for r in doc["reclaimable"]:
         out.print(
-            f"  [dim]reclaimable[/] {_name(r['file'])} (a copy of {_name(r['superseded_by'])})"
+            f"  [dim]reclaimable[/] {_name(r['file'])} (held in full by "
+            f"{_name(r['superseded_by'])})"
         )
+    if doc["reclaimable"]:
+        freed = sum(r["bytes"] for r in doc["reclaimable"])
+        again = f"dreaming reclaim --vault {shlex.quote(shown(doc['vault']))}"
+        out.print(f"  {again} removes them ({freed:,} bytes); --dry-run lists first", markup=False)
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
         for stage, u in doc["model_usage"].items():
@@ -431,6 +437,7 @@ cli.add_command(watch)
 cli.add_command(service)
 cli.add_command(mcp)
 cli.add_command(eval_group)
+cli.add_command(reclaim)
 
 
 def main() -> None:

@@ -228,16 +228,56 @@ def by_source(ledger: Ledger) -> list[SourceCount]:
     ]
 
 
-def holdings(ledger: Ledger) -> list[Holding]:
-    """Every file's copy of every conversation, by path."""
+def holdings(ledger: Ledger, path: str | None = None) -> list[Holding]:
+    """Every file's copy of every conversation (or only the copies `path` holds), by path."""
+    sql = (
+        "SELECT fc.path, fc.conv_id, fc.message_count, fc.content_sha, c.file, c.content_sha "
+        "FROM file_conversations fc JOIN conversations c ON c.id = fc.conv_id"
+    )
+    if path is None:
+        rows = ledger.db.execute(f"{sql} ORDER BY fc.path, fc.conv_id")
+    else:
+        rows = ledger.db.execute(f"{sql} WHERE fc.path = ? ORDER BY fc.conv_id", (path,))
+    return [Holding(*row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Superseded:
+    """A Raw file each conversation of which another file holds, whole or longer."""
+
+    path: str
+    holders: tuple[str, ...]
+    """The files holding the fullest copies, by path."""
+    exact: bool
+    """Every copy in it is whole (a duplicate); else at least one is a shorter start."""
+
+
+def superseded(ledger: Ledger, path: str | None = None) -> list[Superseded]:
+    """The files (or only `path`, when it is one) that hold nothing another file does not.
+
+    A copy counts when its messages are exactly the stored conversation's or the start of
+    them: the stored messages are the holder's, so the holder has every message of it.
+    """
+    found: dict[str, tuple[set[str], bool] | None] = {}
+    for h in holdings(ledger, path):
+        if h.path in found and found[h.path] is None:
+            continue
+        exact = h.content_sha == h.held_sha
+        if h.held_file == h.path or not (
+            exact or _is_prefix(ledger, h.conv_id, h.message_count, h.content_sha)
+        ):
+            found[h.path] = None
+            continue
+        holders, all_exact = found.get(h.path) or (set(), True)
+        found[h.path] = (holders | {h.held_file}, all_exact and exact)
     return [
-        Holding(*row)
-        for row in ledger.db.execute(
-            "SELECT fc.path, fc.conv_id, fc.message_count, fc.content_sha, c.file, c.content_sha "
-            "FROM file_conversations fc JOIN conversations c ON c.id = fc.conv_id "
-            "ORDER BY fc.path"
-        )
+        Superseded(p, tuple(sorted(v[0])), v[1]) for p, v in sorted(found.items()) if v is not None
     ]
+
+
+def _is_prefix(ledger: Ledger, conv_id: str, count: int, sha: str) -> bool:
+    rows = messages(ledger, conv_id, below=count)
+    return messages_sha((m.role, m.text, m.ts) for m in rows) == sha
 
 
 @dataclass(frozen=True, slots=True)

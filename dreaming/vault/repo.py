@@ -153,6 +153,16 @@ class VaultRepo:
             return None
         return self._commit(list(blobs), _with_trailer(message, run_id), PIPELINE_AUTHOR, blobs)
 
+    def tracked(self, paths: Sequence[Path]) -> set[str]:
+        """The vault-relative paths of those of `paths` that git tracks (the index names)."""
+        found: set[str] = set()
+        rels = [self._rel(p) for p in paths]
+        # In batches: a command line has a length limit, a Raw tree has no file limit.
+        for start in range(0, len(rels), 256):
+            listed = self._git("ls-files", "-z", "--", *rels[start : start + 256])
+            found.update(name for name in listed.split("\0") if name)
+        return found
+
     def committed(self, path: Path, data: bytes | None) -> bool:
         """Whether HEAD holds exactly `data` at `path` (None: no file there).
 
