@@ -21,18 +21,20 @@ rollout is found under `$CODEX_HOME/sessions`) or `pi` (the JSON our pi extensio
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import json
 import os
 import re
 import stat
 import sys
-import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+
+# Not `typing.TYPE_CHECKING`: importing typing (and tempfile, datetime, contextlib) would
+# cost every firing a few milliseconds of the host's time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO
 
 HOSTS = ("claude-code", "codex", "pi")
 LOG_NAME = "hooks.log"
@@ -178,11 +180,10 @@ def codex_rollouts(sessions: Path, thread: str) -> list[Path]:
     id says no time."""
     pattern = f"rollout-*-{thread}*.jsonl"  # also -<thread>_<rollout>.jsonl
     if thread[14] == "7":
-        ms = int(thread[:8] + thread[9:13], 16)
-        day = datetime.datetime.fromtimestamp(ms / 1000)
+        seconds = int(thread[:8] + thread[9:13], 16) / 1000
         for shift in (0, -1, 1):
-            d = day + datetime.timedelta(days=shift)
-            found = sorted((sessions / f"{d:%Y}" / f"{d:%m}" / f"{d:%d}").glob(pattern))
+            day = time.strftime("%Y/%m/%d", time.localtime(seconds + shift * 86400))
+            found = sorted((sessions / day).glob(pattern))
             if found:
                 return found
     return sorted(sessions.glob(f"*/*/*/{pattern}"))
@@ -256,7 +257,7 @@ def copy_whole(src: Path, dest: Path) -> None:
 def _replace(dest: Path, size: int, fill: Callable[[int], None]) -> None:
     """Write a hidden temp file beside `dest` with `fill(fd)`, flush it, rename it over
     `dest` — unless a copy at least `size` bytes long landed meanwhile."""
-    out, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    out, name = _temp(dest)
     try:
         try:
             fill(out)
@@ -268,9 +269,26 @@ def _replace(dest: Path, size: int, fill: Callable[[int], None]) -> None:
             return
         os.replace(name, dest)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
+        _discard(name)
         raise
+
+
+def _temp(dest: Path) -> tuple[int, Path]:
+    """A new hidden `.<name>.<random>.tmp` beside `dest`: the watcher ignores such names."""
+    while True:
+        name = dest.with_name(f".{dest.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+
+
+def _discard(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
 
 
 def complete_lines(fd: int, size: int) -> int:
@@ -338,7 +356,7 @@ def log_path(vault: Path | None) -> Path:
 def _log(vault: Path | None, line: str) -> None:
     """One line in the vault's hook log; in the user's when that cannot be written; on
     stderr when neither can."""
-    stamp = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     line = " ".join(line.split())
     where, fallback = log_path(vault), state_dir() / LOG_NAME
     for target in dict.fromkeys((where, fallback)):
@@ -355,8 +373,10 @@ def _log(vault: Path | None, line: str) -> None:
             return
         except OSError:
             continue
-    with contextlib.suppress(OSError, ValueError):
+    try:
         sys.stderr.write(f"{stamp} dreaming hook: {line}\n")
+    except (OSError, ValueError, AttributeError):
+        return
 
 
 if __name__ == "__main__":
