@@ -7,16 +7,20 @@ import datetime
 import errno
 import io
 import json
+import os
 import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from dreaming.capture import hook
-from dreaming.capture.hostfile import HOOK_FILE
+from dreaming.capture.hostfile import HOOK_FILE, hook_argv
 from dreaming.ledger import Ledger
 from dreaming.vault import Vault
+from dreaming.vault.scaffold import init_vault
 from tests.capture_support import (
     PROJECT,
     SESSION,
@@ -24,6 +28,7 @@ from tests.capture_support import (
     fire_argv,
     fire_claude,
     hook_log,
+    host_env,
     session_end,
 )
 from tests.support import corpus_or_skip
@@ -320,3 +325,43 @@ def test_a_captured_session_is_ingested_by_the_running_watcher(
         rel,
         f"Raw/claude-code/{PROJECT}/{SESSION}/subagents/agent-a1b2c3d4e5f607182.jsonl",
     ]
+
+
+def test_a_payload_never_ended_on_stdin_is_given_up_on(vault: Vault, tmp_path: Path) -> None:
+    argv = hook_argv("claude-code", vault.root)
+    start = time.monotonic()
+    with subprocess.Popen(argv, stdin=subprocess.PIPE, env=host_env(tmp_path)) as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(b'{"transcript_path": ')
+        proc.stdin.flush()
+        assert proc.wait(timeout=10) == 0
+        took = time.monotonic() - start
+        proc.stdin.close()
+    assert took < hook.STDIN_SECONDS + 2
+    assert "no end of the payload on stdin" in hook_log(vault.root)[0]
+
+
+def test_a_fifo_where_the_transcript_was_is_skipped_not_waited_on(
+    vault: Vault, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "-notes" / "s5.jsonl"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    sub = tmp_path / "-notes" / "s5" / "subagents"
+    sub.mkdir(parents=True)
+    os.mkfifo(sub / "agent-a1.meta.json")
+    os.mkfifo(sub / "agent-a1.jsonl")
+    done = fire_claude(vault.root, session_end(fifo), tmp_path)
+    assert done.returncode == 0
+    assert done.seconds < 5
+    assert "no such file; nothing copied" in hook_log(vault.root)[0]
+
+
+def test_a_vault_whose_path_a_shell_would_mangle_is_still_the_one_written_to(
+    tmp_path: Path,
+) -> None:
+    odd = init_vault(tmp_path / "my notes $HOME 'quoted' `x`; y").vault
+    home = tmp_path / "home"
+    folder = claude_projects(home)
+    assert fire_claude(odd.root, session_end(folder / f"{SESSION}.jsonl"), home).returncode == 0
+    assert (odd.raw / "claude-code" / PROJECT / f"{SESSION}.jsonl").is_file()

@@ -310,3 +310,12 @@ def test_a_pi_extension_of_that_name_that_is_not_ours_is_left_alone(
         pi.install(path, hook_argv("pi", vault.root))
     assert not pi.uninstall(path).changed
     assert path.read_text() == "export default function (pi) {}\n"
+
+
+def test_a_claude_code_that_runs_no_hook_is_said(vault: Vault, tmp_path: Path) -> None:
+    path = settings_file(tmp_path, {**THEIRS, "disableAllHooks": True})
+    claude.install(path, hook_argv("claude-code", vault.root))
+    warning = claude.inspect(path).warning
+    assert warning is not None
+    assert "disableAllHooks" in warning
+    assert claude.inspect(settings_file(tmp_path / "other")).warning is None

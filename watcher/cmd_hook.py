@@ -37,6 +37,9 @@ def hook_install(host: str, vault_path: Path | None, settings: Path | None) -> N
     before = vault_in(h.inspect(path).argv or ())
     change = h.install(path, vault.root)
     _said(change, "installed")
+    warning = h.inspect(path).warning
+    if warning:
+        err.print(f"dreaming: warning: {shown(warning)}", markup=False)
     if change.changed and before is not None and before != str(vault.root):
         out.print(f"  it captured into {shown(before)} until now", markup=False)
     out.print(
@@ -79,6 +82,8 @@ def hook_status(host: str | None, settings: Path | None) -> None:
             markup=False,
         )
         out.print(f"  command: {shown(shell_command(list(state.argv)))}", markup=False)
+        if state.warning:
+            err.print(f"  warning: {shown(state.warning)}", markup=False)
         for gone in missing_parts(state.argv):
             err.print(f"  broken: {shown(gone)}; run dreaming hook install {name}", markup=False)
         lines = last_captures(Path(vault) if vault else None, name)

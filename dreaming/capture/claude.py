@@ -85,7 +85,10 @@ def inspect(path: Path) -> Installed:
                 argv = tuple(shlex.split(groups[g]["hooks"][h]["command"]))
             except ValueError:
                 argv = (groups[g]["hooks"][h]["command"],)
-    return Installed(path, argv, tuple(dict.fromkeys(events)))
+    warning = None
+    if doc.get("disableAllHooks") is True:
+        warning = f"{path} sets disableAllHooks: Claude Code runs no hook, dreaming's included"
+    return Installed(path, argv, tuple(dict.fromkeys(events)), warning=warning)
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:

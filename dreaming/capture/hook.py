@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import stat
 import sys
 import time
@@ -41,10 +42,13 @@ LOG_NAME = "hooks.log"
 LOG_ROTATE_BYTES = 1 << 20
 """A log over this size is moved to `hooks.log.1` (one kept) before the next line."""
 MAX_PAYLOAD = 1 << 20
+STDIN_SECONDS = 2.0
+"""How long the payload may take to arrive: a stdin left open is not waited on forever."""
 MAX_TRANSCRIPT = 512 << 20
 """The default `max_raw_file_mb`: INGEST would skip a larger file, so it is not copied."""
 _BLOCK = 1 << 20
 _TAIL = 64 << 10
+_SUBAGENT = (".jsonl", ".meta.json")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -83,7 +87,7 @@ def _payload(host: str, argv: list[str], stdin: BinaryIO | None) -> dict[str, ob
     if host == "claude-code":
         if stdin is None or stdin.isatty():
             raise Skip("no payload on stdin (Claude Code pipes the hook's JSON there)")
-        data = stdin.read(MAX_PAYLOAD + 1)
+        data = _read_stdin(stdin)
     else:
         if len(argv) < 4:
             raise Skip(f"no payload argument ({host} passes its JSON as the last argument)")
@@ -97,6 +101,26 @@ def _payload(host: str, argv: list[str], stdin: BinaryIO | None) -> dict[str, ob
     if not isinstance(payload, dict):
         raise Skip("payload is not a JSON object; nothing copied")
     return payload
+
+
+def _read_stdin(stdin: BinaryIO) -> bytes:
+    """Up to MAX_PAYLOAD + 1 bytes, to the end of the input or for STDIN_SECONDS at most."""
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError):
+        return stdin.read(MAX_PAYLOAD + 1)
+    chunks: list[bytes] = []
+    size, end = 0, time.monotonic() + STDIN_SECONDS
+    while size <= MAX_PAYLOAD:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise Skip(f"no end of the payload on stdin in {STDIN_SECONDS:g} s; nothing copied")
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _event(payload: dict[str, object]) -> str:
@@ -138,7 +162,8 @@ def _sources(host: str, payload: dict[str, object]) -> list[Copy]:
         side = src.with_name(src.name.removesuffix(".jsonl")) / "subagents"
         if side.is_dir():
             for sub in sorted(side.iterdir()):
-                if sub.name.startswith("agent-") and sub.name.endswith((".jsonl", ".meta.json")):
+                wanted = sub.name.startswith("agent-") and sub.name.endswith(_SUBAGENT)
+                if wanted and sub.is_file():
                     copies.append((sub, (host, folder, stem, "subagents", _part(sub.name))))
     return copies
 
@@ -217,7 +242,8 @@ def _capture(vault: Path, copies: list[Copy]) -> str:
 def copy_lines(src: Path, dest: Path) -> tuple[int, str]:
     """Copy the complete lines of `src` over `dest` when they are more than `dest` holds:
     (bytes copied, what happened in words). The copy lands by rename, never half-written."""
-    fd = os.open(src, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    # Non-blocking: a FIFO put where the transcript was must not hang the hook.
+    fd = os.open(src, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

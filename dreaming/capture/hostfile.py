@@ -47,6 +47,8 @@ class Installed:
     events: tuple[str, ...] = ()
     problem: str | None = None
     """Why the file could not be read, in one line."""
+    warning: str | None = None
+    """Why the installed hook may not run (a setting of the host's), in one line."""
 
 
 def hook_argv(host: str, vault: Path) -> list[str]:
