@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 from dreaming.capture import hook
@@ -365,3 +366,26 @@ def test_a_vault_whose_path_a_shell_would_mangle_is_still_the_one_written_to(
     folder = claude_projects(home)
     assert fire_claude(odd.root, session_end(folder / f"{SESSION}.jsonl"), home).returncode == 0
     assert (odd.raw / "claude-code" / PROJECT / f"{SESSION}.jsonl").is_file()
+
+
+def test_a_log_over_a_megabyte_is_moved_aside_before_the_next_line(
+    vault: Vault, tmp_path: Path
+) -> None:
+    log = vault.logs / "hooks.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("old line\n" * (hook.LOG_ROTATE_BYTES // 9 + 1))
+    fire_claude(vault.root, b"{nope", tmp_path)
+    assert (vault.logs / "hooks.log.1").read_text().startswith("old line\n")
+    assert len(hook_log(vault.root)) == 1
+
+
+@pytest.mark.parametrize("xdg", [None, "/tmp/some-state"])
+def test_the_fallback_log_is_where_platformdirs_puts_the_user_s_state(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, xdg: str | None
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    if xdg is None:
+        monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_STATE_HOME", xdg)
+    assert hook.state_dir() == Path(platformdirs.user_state_dir("dreaming"))
