@@ -389,3 +389,14 @@ def test_the_fallback_log_is_where_platformdirs_puts_the_user_s_state(
     else:
         monkeypatch.setenv("XDG_STATE_HOME", xdg)
     assert hook.state_dir() == Path(platformdirs.user_state_dir("dreaming"))
+
+
+def test_a_raw_folder_that_is_a_link_is_not_written_through(vault: Vault, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    vault.raw.rename(elsewhere)
+    vault.raw.symlink_to(elsewhere)
+    home = tmp_path / "home"
+    folder = claude_projects(home)
+    assert fire_claude(vault.root, session_end(folder / f"{SESSION}.jsonl"), home).returncode == 0
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["README.md"]
+    assert "is a link" in hook_log(vault.root)[0]

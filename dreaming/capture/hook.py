@@ -71,6 +71,8 @@ def main(argv: list[str], stdin: BinaryIO | None = None) -> int:
                 f"{vault} is not a dreaming vault (no Raw/ or .dreaming/); nothing copied; "
                 f"install the hook again with the vault's path (dreaming hook install {host})"
             )
+        if (vault / "Raw").is_symlink():
+            raise Skip(f"{vault / 'Raw'} is a link; dreaming writes only into a real Raw/ folder")
         copies = _sources(host, payload)
         outcome = _capture(vault, copies)
         _log(vault, f"{said} {outcome} in {_ms(start)}")
