@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
+from watcher.cmd_hook import hook
 from watcher.cmd_mcp import eval_group, mcp
 from watcher.cmd_query import query
 from watcher.cmd_reclaim import reclaim
@@ -438,6 +439,7 @@ cli.add_command(service)
 cli.add_command(mcp)
 cli.add_command(eval_group)
 cli.add_command(reclaim)
+cli.add_command(hook)
 
 
 def main() -> None:

@@ -1,0 +1,411 @@
+"""The capture hook: the command a host runs when a session ends or is about to be compacted.
+
+    python -I -S /path/to/dreaming/capture/hook.py HOST VAULT [PAYLOAD]
+
+It is run by path with the standard library alone (no `site`, no third-party module, no
+other file of dreaming), so it starts in about 35 ms. It copies the session the host names
+into the vault's Raw/ tree and always exits 0: whatever goes wrong (no vault, no
+transcript, a full disk, a payload that is not JSON) is one line in
+`<vault>/.dreaming/logs/hooks.log`, or in the user's state folder when the vault is gone,
+and never an error the host shows or waits on. Nothing here waits on a lock.
+
+A copy holds the transcript's complete lines only (a line still being written is left for
+the next firing), lands by rename (never seen half-written) and only ever replaces a
+shorter copy of the same session, so a session fired twice is one file in Raw/.
+
+HOST is `claude-code` (the hook's JSON on stdin: `transcript_path`, `session_id`,
+`hook_event_name`), `codex` (the `notify` JSON as the last argument: `thread-id`; the
+rollout is found under `$CODEX_HOME/sessions`) or `pi` (the JSON our pi extension passes:
+`transcript_path`, `hook_event_name`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import stat
+import sys
+import time
+from pathlib import Path
+
+# Not `typing.TYPE_CHECKING`: importing typing (and tempfile, datetime, contextlib) would
+# cost every firing a few milliseconds of the host's time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO
+
+HOSTS = ("claude-code", "codex", "pi")
+LOG_NAME = "hooks.log"
+LOG_ROTATE_BYTES = 1 << 20
+"""A log over this size is moved to `hooks.log.1` (one kept) before the next line."""
+MAX_PAYLOAD = 1 << 20
+STDIN_SECONDS = 2.0
+"""How long the payload may take to arrive: a stdin left open is not waited on forever."""
+MAX_TRANSCRIPT = 512 << 20
+"""The default `max_raw_file_mb`: INGEST would skip a larger file, so it is not copied."""
+_BLOCK = 1 << 20
+_TAIL = 64 << 10
+_SUBAGENT = (".jsonl", ".meta.json")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+class Skip(Exception):
+    """Nothing to copy, for a reason the log says (no transcript, a payload without one)."""
+
+
+def main(argv: list[str], stdin: BinaryIO | None = None) -> int:
+    start = time.monotonic()
+    host = argv[1] if len(argv) > 1 else "?"
+    vault = Path(argv[2]) if len(argv) > 2 else None
+    said = f"{host}:"
+    try:
+        if host not in HOSTS or vault is None:
+            raise Skip(f"usage: hook.py {{{'|'.join(HOSTS)}}} VAULT [PAYLOAD]; got {argv[1:]!r}")
+        payload = _payload(host, argv, stdin)
+        said = f"{host} {_event(payload)} {_session(host, payload)}:"
+        if not (vault / ".dreaming").is_dir() or not (vault / "Raw").is_dir():
+            raise Skip(
+                f"{vault} is not a dreaming vault (no Raw/ or .dreaming/); nothing copied; "
+                f"install the hook again with the vault's path (dreaming hook install {host})"
+            )
+        if (vault / "Raw").is_symlink():
+            raise Skip(f"{vault / 'Raw'} is a link; dreaming writes only into a real Raw/ folder")
+        copies = _sources(host, payload)
+        outcome = _capture(vault, copies)
+        _log(vault, f"{said} {outcome} in {_ms(start)}")
+    except Skip as e:
+        _log(vault, f"{said} {e}")
+    except OSError as e:
+        _log(vault, f"{said} {_trouble(e)}; nothing more copied")
+    except BaseException as e:  # the host must never see a failure, whatever it is
+        _log(vault, f"{said} unexpected {type(e).__name__}: {e}; nothing more copied")
+    return 0
+
+
+def _payload(host: str, argv: list[str], stdin: BinaryIO | None) -> dict[str, object]:
+    if host == "claude-code":
+        if stdin is None or stdin.isatty():
+            raise Skip("no payload on stdin (Claude Code pipes the hook's JSON there)")
+        data = _read_stdin(stdin)
+    else:
+        if len(argv) < 4:
+            raise Skip(f"no payload argument ({host} passes its JSON as the last argument)")
+        data = argv[-1].encode("utf-8", "surrogateescape")
+    if len(data) > MAX_PAYLOAD:
+        raise Skip(f"payload over {MAX_PAYLOAD} bytes; not read")
+    try:
+        payload = json.loads(data)
+    except (ValueError, RecursionError) as e:
+        raise Skip(f"payload is not JSON ({e}); nothing copied") from None
+    if not isinstance(payload, dict):
+        raise Skip("payload is not a JSON object; nothing copied")
+    return payload
+
+
+def _read_stdin(stdin: BinaryIO) -> bytes:
+    """Up to MAX_PAYLOAD + 1 bytes, to the end of the input or for STDIN_SECONDS at most."""
+    try:
+        fd = stdin.fileno()
+    except (OSError, ValueError):
+        return stdin.read(MAX_PAYLOAD + 1)
+    chunks: list[bytes] = []
+    size, end = 0, time.monotonic() + STDIN_SECONDS
+    while size <= MAX_PAYLOAD:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise Skip(f"no end of the payload on stdin in {STDIN_SECONDS:g} s; nothing copied")
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _event(payload: dict[str, object]) -> str:
+    return _text(payload.get("hook_event_name") or payload.get("type") or "event")
+
+
+def _session(host: str, payload: dict[str, object]) -> str:
+    key = "thread-id" if host == "codex" else "session_id"
+    found = payload.get(key)
+    if not found and isinstance(payload.get("transcript_path"), str):
+        found = Path(str(payload["transcript_path"])).stem
+    return _text(found or "?")
+
+
+def _text(value: object) -> str:
+    """A payload value on one log line, shortened."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+Copy = tuple[Path, tuple[str, ...]]
+"""A host file and where its copy goes, as path parts under Raw/."""
+
+
+def _sources(host: str, payload: dict[str, object]) -> list[Copy]:
+    if host == "codex":
+        return _codex(payload)
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        raise Skip("payload names no transcript_path; nothing copied")
+    src = Path(path).expanduser()
+    if not src.is_file():
+        raise Skip(f"transcript {src}: no such file; nothing copied")
+    folder = _part(src.parent.name)
+    copies: list[Copy] = [(src, (host, folder, _part(src.name)))]
+    if host == "claude-code":
+        # Claude Code keeps a session's subagents in <session>/subagents/ beside it.
+        stem = _part(src.name.removesuffix(".jsonl"))
+        side = src.with_name(src.name.removesuffix(".jsonl")) / "subagents"
+        if side.is_dir():
+            for sub in sorted(side.iterdir()):
+                wanted = sub.name.startswith("agent-") and sub.name.endswith(_SUBAGENT)
+                if wanted and sub.is_file():
+                    copies.append((sub, (host, folder, stem, "subagents", _part(sub.name))))
+    return copies
+
+
+def _part(name: str) -> str:
+    """A host's file or folder name as one name under Raw/: a hidden name would not be
+    ingested, and `..` would leave the folder."""
+    name = name.lstrip(".")
+    if not name or "/" in name or "\\" in name or "\0" in name:
+        raise Skip(f"{name!r} cannot be a name in Raw/; nothing copied")
+    return name
+
+
+def codex_home() -> Path:
+    """Where Codex keeps its files: `$CODEX_HOME`, else `~/.codex`."""
+    home = os.environ.get("CODEX_HOME")
+    return Path(home).expanduser() if home else Path.home() / ".codex"
+
+
+def _codex(payload: dict[str, object]) -> list[Copy]:
+    if payload.get("type") != "agent-turn-complete":
+        raise Skip(f"a Codex {payload.get('type')!r} notification carries no session; ignored")
+    thread = payload.get("thread-id")
+    if not isinstance(thread, str) or not _UUID.fullmatch(thread):
+        raise Skip(f"thread-id {thread!r} is not a Codex thread id; nothing copied")
+    sessions = codex_home() / "sessions"
+    found = codex_rollouts(sessions, thread)
+    if not found:
+        raise Skip(f"no rollout-*-{thread}.jsonl under {sessions}; nothing copied")
+    return [(p, ("codex", *(_part(n) for n in p.relative_to(sessions).parts))) for p in found]
+
+
+def codex_rollouts(sessions: Path, thread: str) -> list[Path]:
+    """The rollout files of a Codex thread under `sessions/YYYY/MM/DD/`.
+
+    A thread id is a UUIDv7 whose first 48 bits are its creation time in milliseconds,
+    and Codex files a rollout under the local date it was created: that day (and its
+    neighbours, for a clock or zone change) is looked at first, every day only when the
+    id says no time."""
+    pattern = f"rollout-*-{thread}*.jsonl"  # also -<thread>_<rollout>.jsonl
+    if thread[14] == "7":
+        seconds = int(thread[:8] + thread[9:13], 16) / 1000
+        for shift in (0, -1, 1):
+            day = time.strftime("%Y/%m/%d", time.localtime(seconds + shift * 86400))
+            found = sorted((sessions / day).glob(pattern))
+            if found:
+                return found
+    return sorted(sessions.glob(f"*/*/*/{pattern}"))
+
+
+def _capture(vault: Path, copies: list[Copy]) -> str:
+    raw = Path(os.path.realpath(vault / "Raw"))
+    said: list[str] = []
+    copied: list[bool] = []
+    for src, parts in copies:
+        dest = raw.joinpath(*parts)
+        where = "Raw/" + "/".join(parts)
+        # A link inside Raw/ must not carry the copy out of the vault.
+        real = os.path.realpath(dest.parent)
+        if real != str(raw) and not real.startswith(str(raw) + os.sep):
+            said.append(f"{where}: leads out of Raw/ by a link; skipped")
+            copied.append(False)
+        elif src.name.endswith(".meta.json"):
+            copy_whole(src, dest)
+        else:
+            size, words = copy_lines(src, dest)
+            said.append(f"{where}: {words}")
+            copied.append(size > 0)
+    if not said:
+        return "nothing to copy"
+    if len(said) == 1:
+        return said[0]
+    return f"{said[0]}; {len(said) - 1} subagent files, {sum(copied[1:])} copied"
+
+
+def copy_lines(src: Path, dest: Path) -> tuple[int, str]:
+    """Copy the complete lines of `src` over `dest` when they are more than `dest` holds:
+    (bytes copied, what happened in words). The copy lands by rename, never half-written."""
+    # Non-blocking: a FIFO put where the transcript was must not hang the hook.
+    fd = os.open(src, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return 0, "not a regular file; skipped"
+        if st.st_size > MAX_TRANSCRIPT:
+            mb = MAX_TRANSCRIPT >> 20
+            return 0, f"{st.st_size} bytes, over {mb} MB; skipped (INGEST would skip it too)"
+        size = complete_lines(fd, st.st_size)
+        if size == 0:
+            return 0, "no complete line yet; nothing copied"
+        have = _size(dest)
+        if have == size:
+            return 0, f"already captured ({size} bytes)"
+        if have > size:
+            return 0, f"a longer copy ({have} bytes) is kept; nothing copied"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        _replace(dest, size, lambda out: _copy_range(fd, out, size))
+    finally:
+        os.close(fd)
+    return size, f"copied ({size} bytes)"
+
+
+def copy_whole(src: Path, dest: Path) -> None:
+    """A small sidecar (`agent-*.meta.json`): copied whole when it differs."""
+    data = src.read_bytes()[: MAX_PAYLOAD + 1]
+    if len(data) > MAX_PAYLOAD:
+        return
+    try:
+        if dest.read_bytes() == data:
+            return
+    except FileNotFoundError:
+        pass
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _replace(dest, -1, lambda out: _write_all(out, data))
+
+
+def _replace(dest: Path, size: int, fill: Callable[[int], None]) -> None:
+    """Write a hidden temp file beside `dest` with `fill(fd)`, flush it, rename it over
+    `dest` — unless a copy at least `size` bytes long landed meanwhile."""
+    out, name = _temp(dest)
+    try:
+        try:
+            fill(out)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        if size >= 0 and _size(dest) >= size:
+            os.unlink(name)
+            return
+        os.replace(name, dest)
+    except BaseException:
+        _discard(name)
+        raise
+
+
+def _temp(dest: Path) -> tuple[int, Path]:
+    """A new hidden `.<name>.<random>.tmp` beside `dest`: the watcher ignores such names."""
+    while True:
+        name = dest.with_name(f".{dest.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
+
+
+def _discard(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+def complete_lines(fd: int, size: int) -> int:
+    """How many leading bytes of the file hold complete lines (up to its last newline)."""
+    end = size
+    while end > 0:
+        start = max(0, end - _TAIL)
+        block = os.pread(fd, end - start, start)
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            return start + cut + 1
+        end = start
+    return 0
+
+
+def _copy_range(src: int, out: int, count: int) -> None:
+    offset = 0
+    while offset < count:
+        chunk = os.pread(src, min(_BLOCK, count - offset), offset)
+        if not chunk:
+            raise OSError(f"the transcript shrank to {offset} bytes while it was copied")
+        _write_all(out, chunk)
+        offset += len(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except (FileNotFoundError, NotADirectoryError):
+        return -1
+
+
+def _trouble(e: OSError) -> str:
+    if e.errno == 28:  # ENOSPC
+        return f"disk full ({e.filename or e}); free some space, the next firing copies again"
+    return f"{type(e).__name__}: {e}"
+
+
+def _ms(start: float) -> str:
+    return f"{(time.monotonic() - start) * 1000:.0f} ms"
+
+
+def state_dir() -> Path:
+    """The user's state folder for dreaming, as platformdirs' `user_state_dir` names it."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "dreaming"
+    base = os.environ.get("XDG_STATE_HOME", "").strip()
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return root / "dreaming"
+
+
+def log_path(vault: Path | None) -> Path:
+    """The vault's hook log, or the user's when there is no vault there."""
+    if vault is not None and (vault / ".dreaming").is_dir():
+        return vault / ".dreaming" / "logs" / LOG_NAME
+    return state_dir() / LOG_NAME
+
+
+def _log(vault: Path | None, line: str) -> None:
+    """One line in the vault's hook log; in the user's when that cannot be written; on
+    stderr when neither can."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    line = " ".join(line.split())
+    where, fallback = log_path(vault), state_dir() / LOG_NAME
+    for target in dict.fromkeys((where, fallback)):
+        said = line if target != fallback or vault is None else f"vault {vault}: {line}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if _size(target) > LOG_ROTATE_BYTES:
+                os.replace(target, target.with_name(LOG_NAME + ".1"))
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                _write_all(fd, f"{stamp} {said}\n".encode("utf-8", "backslashreplace"))
+            finally:
+                os.close(fd)
+            return
+        except OSError:
+            continue
+    try:
+        sys.stderr.write(f"{stamp} dreaming hook: {line}\n")
+    except (OSError, ValueError, AttributeError):
+        return
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv, getattr(sys.stdin, "buffer", None)))
