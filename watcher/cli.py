@@ -26,7 +26,7 @@ from watcher.cmd_query import query
 from watcher.cmd_reclaim import reclaim
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
-from watcher.console import command_app, err, out, shown, vault_option
+from watcher.console import command_app, err, file_bar, out, shown, vault_option
 from watcher.night import NightRequest
 
 if TYPE_CHECKING:
@@ -70,33 +70,14 @@ def init(path: Path) -> None:
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from stages.ingest import ingest as run_ingest
 
     app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
-    vault, ledger = app.vault, app.ledger
-    if out.is_terminal:
-        with Progress(
-            TextColumn("ingest"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=out,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("", total=None)
-
-            def progress(done: int, total: int, rel: str) -> None:
-                description = escape(shown(rel)[-60:])
-                bar.update(task, completed=done, total=total, description=description)
-
-            report = run_ingest(
-                vault, ledger, list(files) or None, progress=progress, max_file_bytes=limit
-            )
-    else:
-        report = run_ingest(vault, ledger, list(files) or None, max_file_bytes=limit)
+    with file_bar("ingest") as progress:
+        report = run_ingest(
+            app.vault, app.ledger, list(files) or None, progress=progress, max_file_bytes=limit
+        )
     # Every pending reason already says when the file will be read.
     for rel, reason in report.failed + report.pending:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)

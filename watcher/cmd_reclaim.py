@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.markup import escape
 
-from watcher.console import command_app, err, out, shown, vault_option
+from watcher.console import command_app, err, file_bar, out, shown, vault_option
 
 if TYPE_CHECKING:
     from stages.reclaim import ReclaimReport
@@ -29,28 +29,10 @@ def reclaim(vault_path: Path | None, dry_run: bool, as_json: bool) -> None:
 
     app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
-    if out.is_terminal and not as_json:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        with Progress(
-            TextColumn("reclaim"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=out,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("", total=None)
-
-            def progress(done: int, total: int, rel: str) -> None:
-                description = escape(shown(rel)[-60:])
-                bar.update(task, completed=done, total=total, description=description)
-
-            report = run_reclaim(
-                app.vault, app.ledger, dry_run=dry_run, progress=progress, max_file_bytes=limit
-            )
-    else:
-        report = run_reclaim(app.vault, app.ledger, dry_run=dry_run, max_file_bytes=limit)
+    with file_bar("reclaim") if not as_json else contextlib.nullcontext() as progress:
+        report = run_reclaim(
+            app.vault, app.ledger, dry_run=dry_run, progress=progress, max_file_bytes=limit
+        )
     if as_json:
         click.echo(json.dumps(reclaim_doc(report), indent=2, sort_keys=True))
     else:

@@ -7,7 +7,9 @@ here, never from `watcher.cli`, which imports them to register their commands.
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import click
@@ -44,3 +46,32 @@ vault_option = click.option(
     default=None,
     help="The vault folder (default: $DREAMING_VAULT, else the current folder).",
 )
+
+
+FileProgress = Callable[[int, int, str], None]
+"""(files done, files in all, the file at hand): what file-by-file work reports."""
+
+
+@contextlib.contextmanager
+def file_bar(label: str) -> Iterator[FileProgress | None]:
+    """A transient bar for file-by-file work on a terminal (files done of all, the file
+    at hand); None where the output is no terminal, so a log gets no bar."""
+    if not out.is_terminal:
+        yield None
+        return
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+    )
+    with Progress(*columns, console=out, transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def progress(done: int, total: int, rel: str) -> None:
+            bar.update(task, completed=done, total=total, description=escape(shown(rel)[-60:]))
+
+        yield progress
