@@ -4,7 +4,15 @@
 # from annotations evaluated when the class is made.
 from typing import Any, NotRequired, TypedDict
 
-from dreaming.ledger import Ledger, article_index, conversations, model_calls, raw_files, runs
+from dreaming.ledger import (
+    Ledger,
+    article_index,
+    conversations,
+    model_calls,
+    raw_files,
+    runs,
+    work,
+)
 from dreaming.ledger.conversations import messages_sha
 from dreaming.ledger.runs import RunKind, RunStatus
 
@@ -78,6 +86,9 @@ class StatusDoc(TypedDict):
     reclaimable: list[ReclaimableDoc]
     redactions: int
     articles: int
+    backlog: int
+    """Conversations the nights have not yet taken through the model stages (an
+    import's history among them): `dreaming.ledger.work.backlog`."""
     last_run: RunDoc | None
     model_usage: dict[str, UsageDoc]
     vault: NotRequired[str]
@@ -112,6 +123,7 @@ def status(ledger: Ledger) -> StatusDoc:
         "reclaimable": reclaimable(ledger),
         "redactions": raw_files.redactions(ledger),
         "articles": article_index.count(ledger),
+        "backlog": work.backlog(ledger),
         "last_run": last_run(ledger),
         "model_usage": model_usage(ledger),
     }

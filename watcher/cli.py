@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
+from watcher.cmd_import import import_history
 from watcher.cmd_mcp import eval_group, mcp
 from watcher.cmd_query import query
 from watcher.cmd_station import station
@@ -392,6 +393,11 @@ def _print_status(doc: StatusDoc) -> None:
         out.print(
             f"  [dim]reclaimable[/] {_name(r['file'])} (a copy of {_name(r['superseded_by'])})"
         )
+    if doc["backlog"]:
+        out.print(
+            f"Backlog: {doc['backlog']} conversations not yet synthesized; the nights take them "
+            "oldest first (to start now: dreaming synthesize --limit N)"
+        )
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
         for stage, u in doc["model_usage"].items():
@@ -431,6 +437,7 @@ cli.add_command(watch)
 cli.add_command(service)
 cli.add_command(mcp)
 cli.add_command(eval_group)
+cli.add_command(import_history)
 
 
 def main() -> None:
