@@ -310,9 +310,9 @@ class _Copier:
             holder = imports.owner(self.ledger, candidate)
             if holder is not None and holder != item.key:
                 continue
-            # A copy no row names: one a killed import made before recording it, the
-            # capture hook's, or the person's. Taken over only when it is this item's start.
-            if holder == item.key or self._earlier(candidate, item):
+            # Ours, or a copy no row names (one a killed import made before recording it,
+            # the capture hook's, the person's): taken over only when it is this item's start.
+            if self._earlier(candidate, item):
                 return candidate
 
     def _earlier(self, rel: str, item: Item) -> bool:
