@@ -148,7 +148,7 @@ def test_a_file_that_cannot_be_read_is_one_line_and_the_rest_goes_in(
             raise PermissionError(13, "Permission denied", str(src))
         return real(src, dst)
 
-    monkeypatch.setattr(copier_module.shutil, "copyfile", copyfile)
+    monkeypatch.setattr(shutil, "copyfile", copyfile)
     report = do_import(vault, ledger, "claude-code")
     [line] = report.sources[0].failed
     assert line == f"{locked}: cannot be read (Permission denied); skipped, the rest goes on"
