@@ -351,7 +351,7 @@ class _Copier:
             except OSError as e:
                 s.report.copied -= 1
                 s.report.copied_bytes -= s.row.size
-                s.report.failed.append(_unreadable(s.row.key, e, "cannot be placed in Raw/"))
+                s.report.failed.append(_unreadable(s.row.origin, e, "cannot be placed in Raw/"))
                 continue
             placed.append(s)
         os.sync()  # and the names are, before the cursor says they are done

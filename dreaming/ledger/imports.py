@@ -21,7 +21,7 @@ IMPORT_KINDS: tuple[ImportKind, ...] = get_args(ImportKind)
 
 @dataclass(frozen=True, slots=True)
 class Imported:
-    key: str
+    origin: str
     """A source file's absolute path, `chatgpt:<conversation id>` or `export:<path>`."""
     kind: ImportKind
     source: str
@@ -35,25 +35,27 @@ class Imported:
     """The vault-relative Raw/ path of the copy; "" for an export."""
 
 
-_COLUMNS = "key, kind, source, size, mtime_ns, digest, target"
+_COLUMNS = "origin, kind, source, size, mtime_ns, digest, target"
 
 
-def get(ledger: Ledger, key: str) -> Imported | None:
-    row = ledger.db.execute(f"SELECT {_COLUMNS} FROM imported WHERE key = ?", (key,)).fetchone()
+def get(ledger: Ledger, origin: str) -> Imported | None:
+    row = ledger.db.execute(
+        f"SELECT {_COLUMNS} FROM imported WHERE origin = ?", (origin,)
+    ).fetchone()
     return None if row is None else Imported(*row)
 
 
 def owner(ledger: Ledger, target: str) -> str | None:
-    """The key of the source copied to `target`, if any."""
-    row = ledger.db.execute("SELECT key FROM imported WHERE target = ?", (target,)).fetchone()
+    """The origin of the copy at `target`, if an import made it."""
+    row = ledger.db.execute("SELECT origin FROM imported WHERE target = ?", (target,)).fetchone()
     return None if row is None else str(row[0])
 
 
 def put(ledger: Ledger, rows: Sequence[Imported], now: str) -> None:
     ledger.db.executemany(
         f"INSERT INTO imported({_COLUMNS}, imported_at) VALUES (?,?,?,?,?,?,?,?) "
-        "ON CONFLICT(key) DO UPDATE SET kind = excluded.kind, source = excluded.source, "
+        "ON CONFLICT(origin) DO UPDATE SET kind = excluded.kind, source = excluded.source, "
         "size = excluded.size, mtime_ns = excluded.mtime_ns, digest = excluded.digest, "
         "target = excluded.target, imported_at = excluded.imported_at",
-        [(r.key, r.kind, r.source, r.size, r.mtime_ns, r.digest, r.target, now) for r in rows],
+        [(r.origin, r.kind, r.source, r.size, r.mtime_ns, r.digest, r.target, now) for r in rows],
     )

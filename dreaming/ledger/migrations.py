@@ -357,7 +357,7 @@ MIGRATIONS: tuple[str, ...] = (
     # 8: the history import's cursor (dreaming import): what was copied into Raw/, from where
     """
     CREATE TABLE imported (
-        key TEXT PRIMARY KEY,             -- a source file's path, chatgpt:<id> or export:<path>
+        origin TEXT PRIMARY KEY,          -- a source file's path, chatgpt:<id> or export:<path>
         kind TEXT NOT NULL CHECK (kind IN ('file', 'conversation', 'export')),
         source TEXT NOT NULL,             -- the reader its copy needs, e.g. claude-code
         size INTEGER NOT NULL,            -- bytes when copied
