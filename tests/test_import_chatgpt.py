@@ -88,7 +88,7 @@ def test_an_export_read_to_its_end_is_skipped_unread_next_time(
 
     monkeypatch.setattr("dreaming.importing.copier.conversations", never)
     report = do_import(vault, ledger, str(export))
-    assert report.sources[0].notes == [f"{export}: already imported, unchanged since"]
+    assert report.sources[0].notes == ["already imported and unchanged since: not read again"]
 
 
 def test_a_later_export_replaces_only_the_conversations_that_changed(

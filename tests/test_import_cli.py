@@ -60,9 +60,10 @@ def test_a_dry_run_shows_count_size_and_dates_and_writes_nothing(
     )
     assert run.returncode == 0, run.stderr
     size = sum(p.stat().st_size for p in made.values())
+    projects = home / ".claude" / "projects"
     assert (
-        f"claude-code: 3 found, {size / 1e3:.1f} KB, 2025-01-01 → 2025-03-22; 3 to copy"
-        in run.stdout
+        f"claude-code: 3 found in {projects}, {size / 1e3:.1f} KB, 2025-01-01 → 2025-03-22; "
+        "3 to copy" in run.stdout
     )
     assert "export.zip: 1 found" in run.stdout
     assert "dry run: nothing was copied or written" in run.stdout
@@ -72,9 +73,13 @@ def test_a_dry_run_shows_count_size_and_dates_and_writes_nothing(
 def test_an_import_ingests_and_status_shows_the_backlog(vault: Vault, tmp_path: Path) -> None:
     home = tmp_path / "home"
     claude_projects(home, {"-p": 2, "-q": 1})
-    run = dreaming(home, "import", "claude-code", "--vault", str(vault.root))
+    run = dreaming(home, "import", "claude-code", "codex", "--vault", str(vault.root))
     assert run.returncode == 0, run.stderr
-    assert "claude-code: 3 found" in run.stdout
+    assert (
+        f"codex: nothing at {home / '.codex' / 'sessions'} (give codex=PATH for another folder)"
+        in run.stdout
+    )
+    assert f"claude-code: 3 found in {home / '.claude' / 'projects'}" in run.stdout
     assert "ingested 3 files: 3 new and 0 updated conversations" in run.stdout
     assert "backlog: 3 conversations for the nights to synthesize" in run.stdout
     doc = json.loads(dreaming(home, "status", "--vault", str(vault.root), "--json").stdout)
@@ -238,12 +243,13 @@ def test_ctrl_c_stops_after_the_files_in_hand_and_the_next_run_goes_on(
     wait_for_staging(vault, proc)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    said, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "run the same command again to go on where it stopped" in err
     assert "Traceback" not in err
     copied = raw_tree(vault.root)
     assert 0 < len(copied) < len(sources)
+    assert f"claude-code: stopped after {len(copied)} of {len(sources)} in " in said
     assert_whole_copies(vault, sources)
     with Ledger(vault.ledger_path) as ledger:
         # What it copied before stopping is recorded and ingested.

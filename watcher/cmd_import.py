@@ -93,7 +93,7 @@ def _dry_run(app: App, plans: list[Plan], after: float | None, limit: int) -> No
         ledger = app.existing_ledger()
     except LedgerError:
         ledger = None  # an older ledger has no cursor yet: nothing was imported
-    with _watching() as watch:
+    with _watching(lines=False) as watch:
         report = survey(ledger, plans, since=after, max_bytes=limit, watch=watch)
     for source in report.sources:
         _say_source(source, dry_run=True)
@@ -167,12 +167,18 @@ def _end(report: ImportReport) -> None:
 def _say_source(s: SourceReport, *, dry_run: bool) -> None:
     for line in s.failed:
         err.print(f"dreaming: {shown(line)}", markup=False)
+    if s.missing:
+        out.print(
+            f"{s.label}: nothing at {shown(s.where)} (give {s.label}=PATH for another folder)"
+        )
+        return
     for line in s.notes:
         out.print(f"{s.label}: {shown(line)}", markup=False)
-    if s.missing:
-        out.print(f"{s.label}: nothing there (give {s.label}=PATH for another folder)")
+    if s.notes and not (s.found or s.older):
         return
-    what = f"{s.label}: {s.found} found, {_size(s.size)}"
+    what = f"{s.label}: {s.found} found in {s.where}, {_size(s.size)}"
+    if s.planned is not None and s.looked < s.planned:
+        what = f"{s.label}: stopped after {s.looked} of {s.planned} in {s.where}: {_size(s.size)}"
     if s.first is not None and s.last is not None:
         what += f", {_day(s.first)} → {_day(s.last)}"
     if s.older:
@@ -241,7 +247,7 @@ class _Lines:
     def start(self, label: str, files: int | None, size: int) -> None:
         self.label, self.total, self.said = label, files, time.monotonic()
         count = f"{files} files" if files is not None else "an export"
-        out.print(f"{label}: importing {count}, {_size(size)}", markup=False)
+        out.print(f"{label}: importing {count} ({_size(size)})", markup=False)
 
     def step(self, files: int, size: int, name: str) -> None:
         if time.monotonic() - self.said >= QUIET_EVERY_S:
@@ -251,10 +257,11 @@ class _Lines:
 
 
 @contextmanager
-def _watching() -> Iterator[_Bar | _Lines]:
-    """The progress reporter for the command's output: a bar on a terminal, else lines."""
+def _watching(*, lines: bool = True) -> Iterator[_Bar | _Lines | None]:
+    """The progress reporter for the command's output: a bar on a terminal, else lines
+    (or none)."""
     if not out.is_terminal:
-        yield _Lines()
+        yield _Lines() if lines else None
         return
     bar = _Bar()
     with bar.progress:

@@ -54,6 +54,12 @@ class Watch(Protocol):
 @dataclass
 class SourceReport:
     label: str
+    where: str = ""
+    """The folder or file read."""
+    planned: int | None = None
+    """Files the source holds (None for an export: known once read)."""
+    looked: int = 0
+    """Files or conversations looked at so far (fewer than planned: stopped)."""
     found: int = 0
     """Files (or conversations) at or after --since."""
     size: int = 0
@@ -166,7 +172,12 @@ class _Copier:
 
     def run(self, plans: Sequence[Plan]) -> ImportReport:
         for plan in plans:
-            rep = SourceReport(plan.source.label, missing=plan.missing, skipped=plan.skipped)
+            rep = SourceReport(
+                plan.source.label,
+                str(plan.source.path),
+                missing=plan.missing,
+                skipped=plan.skipped,
+            )
             self.report.sources.append(rep)
             rep.failed += plan.problems
             self._source(plan, rep)
@@ -176,6 +187,9 @@ class _Copier:
         return self.report
 
     def _source(self, plan: Plan, rep: SourceReport) -> None:
+        if plan.missing:
+            return
+        rep.planned = None if plan.exports else len(plan.files)
         total = sum(i.size for i in plan.files) + sum(e.size for e in plan.exports)
         if self.watch is not None:
             self.watch.start(rep.label, None if plan.exports else len(plan.files), total)
@@ -206,7 +220,7 @@ class _Copier:
             and row is not None
             and (row.size, row.mtime_ns) == (export.file_size, export.mtime_ns)
         ):
-            rep.notes.append(f"{export.path}: already imported, unchanged since")
+            rep.notes.append("already imported and unchanged since: not read again")
             return
         whole = self.since is None
         counter = ReadCount()
@@ -233,6 +247,7 @@ class _Copier:
                 imports.put(self.ledger, [mark], _now())
 
     def _take(self, item: Item, rep: SourceReport) -> None:
+        rep.looked += 1
         if self.since is not None and item.when is not None and item.when < self.since:
             rep.older += 1
             return
