@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dreaming.errors import SourceError
+from dreaming.errors import DreamingError, SourceError
 from dreaming.importing import ImportReport, Plan, parse_source, plan, run_import, survey
 from dreaming.importing import copier as copier_module
 from dreaming.ledger import Ledger, conversations, imports
@@ -35,8 +35,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def plans(*specs: str) -> list[Plan]:
-    return [plan(parse_source(spec)) for spec in specs]
+def plans(*specs: str, vault: Vault | None = None) -> list[Plan]:
+    return [plan(parse_source(spec), vault.root if vault else None) for spec in specs]
 
 
 def do_import(
@@ -45,7 +45,7 @@ def do_import(
     def ingest_batch(paths: list[Path]) -> None:
         ingest(vault, ledger, paths, record_run=False)
 
-    return run_import(vault, ledger, plans(*specs), since=since, on_batch=ingest_batch)
+    return run_import(vault, ledger, plans(*specs, vault=vault), since=since, on_batch=ingest_batch)
 
 
 def test_every_session_lands_once_under_its_project_byte_for_byte(
@@ -327,3 +327,41 @@ def test_a_stop_asked_mid_way_ends_after_the_batch_in_hand(
     assert len(raw_files(vault.root)) == 4
     rest = run_import(vault, ledger, plans("claude-code"))
     assert (rest.copied, rest.sources[0].unchanged) == (6, 4)
+
+
+def test_a_source_inside_the_vault_is_refused(vault: Vault) -> None:
+    with pytest.raises(SourceError, match=r"inside the vault .*; what is there is not imported"):
+        plans(str(vault.raw), vault=vault)
+
+
+def test_a_folder_holding_the_vault_is_read_around_it(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    (vault.raw / "kept.md").write_text("## user\n\nhi\n\n## assistant\n\nhello\n")
+    shutil.copy(FIX / "aider" / "aider.chat.history.md", tmp_path)
+    report = do_import(vault, ledger, str(tmp_path))
+    assert report.copied == 1
+    assert sorted(raw_files(vault.root)) == ["aider/aider.chat.history.md", "kept.md"]
+
+
+def test_a_full_disk_stops_the_import_in_one_line_and_it_resumes(
+    vault: Vault, ledger: Ledger, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude_projects(home, {"-p": 3})
+    real = shutil.copyfile
+
+    def full(src: Path, dst: Path) -> object:
+        raise OSError(28, "No space left on device", str(dst))
+
+    monkeypatch.setattr(shutil, "copyfile", full)
+    with pytest.raises(DreamingError) as caught:
+        do_import(vault, ledger, "claude-code")
+    assert str(caught.value).startswith("cannot write into the vault (No space left on device: ")
+    assert str(caught.value).endswith(
+        "free some space or fix its permissions, then run the same command again: "
+        "it goes on where it stopped"
+    )
+    assert raw_files(vault.root) == {}
+    assert not (vault.state / copier_module.STAGING).exists()
+    monkeypatch.setattr(shutil, "copyfile", real)
+    assert do_import(vault, ledger, "claude-code").copied == 3

@@ -99,6 +99,18 @@ def test_a_second_import_says_nothing_new(vault: Vault, tmp_path: Path) -> None:
     assert "ingested" not in again.stdout
 
 
+def test_since_leaves_out_older_sessions_and_says_how_many(vault: Vault, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    made = list(claude_projects(home, {"-p": 3}).values())
+    os.utime(made[0], (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    run = dreaming(
+        home, "import", "claude-code", "--vault", str(vault.root), "--since", "2024-01-31"
+    )
+    assert run.returncode == 0, run.stderr
+    assert "; 1 older than --since left out; 2 copied" in run.stdout
+    assert len(raw_tree(vault.root)) == 2
+
+
 @pytest.mark.parametrize(
     ("since", "said"),
     [

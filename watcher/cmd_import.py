@@ -67,7 +67,7 @@ def import_history(
     app = command_app(vault_path)
     chosen = [parse_source(spec) for spec in sources]
     with out.status("finding sessions…"):
-        plans = [plan(source) for source in chosen]
+        plans = [plan(source, app.vault.root) for source in chosen]
     limit = app.settings.max_raw_file_mb * 1024 * 1024
     if dry_run:
         _dry_run(app, plans, after, limit)

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
-from dreaming.errors import SourceError
+from dreaming.errors import DreamingError, SourceError
 from dreaming.importing.chatgpt_export import Export, ReadCount, conversations
 from dreaming.importing.item import Item
 from dreaming.importing.sources import Plan
@@ -267,6 +267,14 @@ class _Copier:
             try:
                 self._stage(item, row, rep)
             except OSError as e:
+                if item.path is None or e.filename is None or _named(e) != str(item.path):
+                    # Writing failed, not reading: every next file would fail the same way.
+                    raise DreamingError(
+                        f"cannot write into the vault ({e.strerror or e}"
+                        + (f": {_named(e)}" if e.filename else "")
+                        + "); free some space or fix its permissions, then run the same "
+                        "command again: it goes on where it stopped"
+                    ) from None
                 rep.failed.append(_unreadable(_where(item), e))
                 return
         rep.copied += 1
@@ -398,6 +406,10 @@ def _split(name: str) -> tuple[str, str]:
 
 def _ingestible(rel: str) -> bool:
     return not_a_candidate(Path(rel).relative_to("Raw")) is None
+
+
+def _named(e: OSError) -> str:
+    return os.fsdecode(e.filename)
 
 
 def _where(item: Item) -> str:

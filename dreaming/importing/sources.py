@@ -69,6 +69,8 @@ class Plan:
     """Files in a folder no reader takes."""
     missing: bool = False
     """A named source's default folder does not exist."""
+    vault: Path | None = None
+    """Left out of every walk."""
 
 
 def parse_source(spec: str, env: Mapping[str, str] | None = None) -> Source:
@@ -113,10 +115,19 @@ def default_root(name: str, env: Mapping[str, str]) -> Path:
     return base.joinpath(*sub).absolute()
 
 
-def plan(source: Source) -> Plan:
-    """What `source` holds. An export that is not one (no conversations.json, a zip-slip
-    member) raises SourceError: nothing of it is imported."""
-    p = Plan(source)
+def plan(source: Source, vault: Path | None = None) -> Plan:
+    """What `source` holds; never what is in `vault` (the vault imported into: a source
+    inside it is refused, a folder holding it is read around it). An export that is not
+    one (no conversations.json, a zip-slip member) raises SourceError: nothing of it is
+    imported."""
+    if vault is not None:
+        real = Path(os.path.realpath(source.path))
+        if real == vault or vault in real.parents:
+            raise SourceError(
+                f"{source.spec}: inside the vault {vault}; what is there is not imported "
+                "again (dreaming ingest reads Raw/)"
+            )
+    p = Plan(source, vault=vault)
     if source.kind == "chatgpt":
         p.exports.append(_export(source.path))
     elif source.kind == "file":
@@ -128,14 +139,14 @@ def plan(source: Source) -> Plan:
         p.missing = True
     else:
         endings = _TAKEN[source.kind]
-        for path, rel, st in walk(source.path, p.problems):
+        for path, rel, st in walk(source.path, p.problems, vault):
             if path.name.endswith(endings):
                 p.files.append(_file_item(path, rel, source.kind, st))
     return p
 
 
 def _plan_folder(p: Plan) -> None:
-    for path, rel, st in walk(p.source.path, p.problems):
+    for path, rel, st in walk(p.source.path, p.problems, p.vault):
         try:
             kind = _detected(path)
         except OSError as e:
@@ -149,16 +160,19 @@ def _plan_folder(p: Plan) -> None:
             p.files.append(_file_item(path, rel, kind, st))
 
 
-def walk(root: Path, problems: list[str]) -> Iterator[tuple[Path, str, os.stat_result]]:
-    """Every regular file under `root` (links followed, hidden names skipped), in a stable
-    order, with its path relative to `root` and its stat."""
+def walk(
+    root: Path, problems: list[str], skip: Path | None = None
+) -> Iterator[tuple[Path, str, os.stat_result]]:
+    """Every regular file under `root` (links to files followed, hidden names and the
+    folder `skip` left out), in a stable order, with its path relative to `root` and its
+    stat."""
 
     def unreadable(e: OSError) -> None:
         problems.append(f"{e.filename}: cannot be read ({e.strerror or e}); skipped")
 
     for folder, dirs, names in os.walk(root, onerror=unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         base = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _is(base / d, skip))
         for name in sorted(names):
             if name.startswith("."):
                 continue
@@ -170,6 +184,11 @@ def walk(root: Path, problems: list[str]) -> Iterator[tuple[Path, str, os.stat_r
                 continue
             if stat.S_ISREG(st.st_mode):
                 yield path, path.relative_to(root).as_posix(), st
+
+
+def _is(folder: Path, skip: Path | None) -> bool:
+    # Links to folders are not walked into, so only a folder of the same name can be it.
+    return skip is not None and folder.name == skip.name and Path(os.path.realpath(folder)) == skip
 
 
 def _file_item(path: Path, rel: str, source: str, st: os.stat_result) -> Item:
