@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -27,6 +28,7 @@ from tests.import_support import (
     slow_import,
 )
 from tests.import_support import raw_files as raw_tree
+from tests.support import corpus_or_skip
 from watcher.instance import instance_lock
 
 MAY_2025 = 1_746_100_000.0
@@ -218,14 +220,12 @@ def assert_whole_copies(vault: Vault, sources: dict[str, Path]) -> None:
     assert not [p for p in vault.raw.rglob(".*")], "a hidden temp file in Raw/"
 
 
-def test_an_import_killed_at_random_points_lands_every_file_exactly_once(
-    vault: Vault, tmp_path: Path
-) -> None:
-    home = tmp_path / "home"
-    sources = claude_projects(home, {"-a": 60, "-b": 60, "-c": 80})
+def killed_and_resumed(vault: Vault, home: Path, sources: dict[str, Path], delay: float) -> None:
+    """`dreaming import claude-code` killed (SIGKILL) at four random moments, each time
+    leaving only whole copies, then run to its end: every file exactly once."""
     rng = random.Random(11)
     for _ in range(4):
-        proc = slow_import(home, 0.01, "claude-code", "--vault", str(vault.root))
+        proc = slow_import(home, delay, "claude-code", "--vault", str(vault.root))
         wait_for_staging(vault, proc)
         time.sleep(rng.uniform(0.0, 0.6))
         proc.send_signal(signal.SIGKILL)
@@ -237,13 +237,36 @@ def test_an_import_killed_at_random_points_lands_every_file_exactly_once(
     assert_whole_copies(vault, sources)
     assert set(raw_tree(vault.root)) == {f"claude-code/{rel}" for rel in sources}
     with Ledger(vault.ledger_path) as ledger:
-        assert len(conversations.by_updated(ledger)) == len(sources)
-        assert raw_files.counts(ledger) == {"ok": len(sources)}
         for path in sources.values():
-            row = imports.get(ledger, str(path))
-            assert row is not None
+            assert imports.get(ledger, str(path)) is not None
     again = dreaming(home, "import", "claude-code", "--vault", str(vault.root))
     assert f"0 copied (0 B), {len(sources)} already imported" in again.stdout
+
+
+def test_an_import_killed_at_random_points_lands_every_file_exactly_once(
+    vault: Vault, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    sources = claude_projects(home, {"-a": 60, "-b": 60, "-c": 80})
+    killed_and_resumed(vault, home, sources, 0.01)
+    with Ledger(vault.ledger_path) as ledger:
+        assert len(conversations.by_updated(ledger)) == len(sources)
+        assert raw_files.counts(ledger) == {"ok": len(sources)}
+
+
+@pytest.mark.corpus
+def test_the_corpus_imported_killed_and_resumed_lands_every_file_once(
+    vault: Vault, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    shutil.copytree(corpus_or_skip() / "claude-code", projects)
+    sources = {p.relative_to(projects).as_posix(): p for p in projects.rglob("*") if p.is_file()}
+    killed_and_resumed(vault, home, sources, 0.03)
+    whole = dreaming(home, "status", "--vault", str(vault.root), "--json")
+    doc = json.loads(whole.stdout)
+    assert doc["failed"] == []
+    assert doc["files"]["total"] == sum(1 for rel in sources if rel.endswith(".jsonl"))
 
 
 def test_ctrl_c_stops_after_the_files_in_hand_and_the_next_run_goes_on(
