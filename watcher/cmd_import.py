@@ -117,21 +117,25 @@ def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ing
         read.absorb(part)
 
     here = ingest and pid is None
-    with _stoppable() as stopping, _watching() as watch:
-        report = run_import(
-            vault,
-            ledger,
-            plans,
-            since=after,
-            max_bytes=limit,
-            on_batch=ingest_batch if here else None,
-            watch=watch,
-            stop=stopping,
-        )
+    try:
+        with _stoppable() as stopping, _watching() as watch:
+            report = run_import(
+                vault,
+                ledger,
+                plans,
+                since=after,
+                max_bytes=limit,
+                on_batch=ingest_batch if here else None,
+                watch=watch,
+                stop=stopping,
+            )
+    finally:
+        # However the import ended, what it ingested is one run in the ledger.
+        if read.files:
+            record_ingest(ledger, read)
     for source in report.sources:
         _say_source(source, dry_run=False)
     if here and read.files:
-        record_ingest(ledger, read)
         for rel, reason in read.failed + read.pending:
             err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
         out.print(
