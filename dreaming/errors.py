@@ -43,6 +43,10 @@ class IncompleteTranscript(TranscriptError):
     """A Raw file looks half-written (still being copied): retry later, never half-ingest."""
 
 
+class SourceError(DreamingError):
+    """An import source is missing, unreadable, or not what `dreaming import` reads."""
+
+
 class GitError(DreamingError):
     """A git operation on the vault failed (a stale lock, a broken repository)."""
 

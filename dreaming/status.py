@@ -4,7 +4,15 @@
 # from annotations evaluated when the class is made.
 from typing import Any, NotRequired, TypedDict
 
-from dreaming.ledger import Ledger, article_index, conversations, model_calls, raw_files, runs
+from dreaming.ledger import (
+    Ledger,
+    article_index,
+    conversations,
+    model_calls,
+    raw_files,
+    runs,
+    work,
+)
 from dreaming.ledger.runs import RunKind, RunStatus
 
 
@@ -80,6 +88,9 @@ class StatusDoc(TypedDict):
     reclaimable: list[ReclaimableDoc]
     redactions: int
     articles: int
+    backlog: int
+    """Conversations the nights have not yet taken through the model stages (an
+    import's history among them): `dreaming.ledger.work.backlog`."""
     last_run: RunDoc | None
     model_usage: dict[str, UsageDoc]
     vault: NotRequired[str]
@@ -114,6 +125,7 @@ def status(ledger: Ledger) -> StatusDoc:
         "reclaimable": reclaimable(ledger),
         "redactions": raw_files.redactions(ledger),
         "articles": article_index.count(ledger),
+        "backlog": work.backlog(ledger),
         "last_run": last_run(ledger),
         "model_usage": model_usage(ledger),
     }

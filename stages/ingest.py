@@ -124,7 +124,7 @@ def ingest(
         if files is None:
             report.removed = _forget_files(ledger, set(known) - set(rels))
         if record_run and report.changed:
-            _record_run(ledger, report)
+            record_ingest(ledger, report)
     return report
 
 
@@ -389,6 +389,7 @@ def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
     return len(new)
 
 
-def _record_run(ledger: Ledger, report: IngestReport) -> None:
+def record_ingest(ledger: Ledger, report: IngestReport) -> None:
+    """An `ingest` run's row holding `report` (for ingests done in parts, e.g. an import's)."""
     now = utcnow()
     runs.put(ledger, runs.Run(runs.new_id(), "ingest", now, now, "ok", report.summary()))

@@ -314,6 +314,7 @@ def _finish(
     report.noops = gate_rejections.of_run(ledger, run_id)
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]
     report.usage = model_calls.usage(ledger, run_id)
+    report.backlog = work.backlog(ledger)
     report.wall_seconds = monotonic() - clock
     report.finished_at = now()
     sha = None

@@ -98,6 +98,9 @@ class NightReport:
     interrupted: int = 0
     """Earlier runs this one found killed: it reports, so the Log page a killed run
     wrote but could not commit is committed now."""
+    backlog: int = 0
+    """Conversations still waiting for the model stages after this run
+    (`dreaming.ledger.work.backlog`): an imported history takes nights."""
 
     @property
     def model_calls(self) -> int:
@@ -137,6 +140,7 @@ class NightReport:
             "articles_updated": sum(not a.created for a in self.articles),
             "wall_seconds": round(self.wall_seconds, 3),
             "report": self.report,
+            "backlog": self.backlog,
         }
 
 
@@ -160,6 +164,11 @@ def section(report: NightReport) -> str:
     )
     if report.interrupted:
         lines.append(f"Resumed after {report.interrupted} interrupted run(s).")
+    if report.backlog:
+        lines.append(
+            f"Backlog: {report.backlog} conversations not yet synthesized; the next nights "
+            "take them, oldest first."
+        )
     if report.budget_spent:
         left = sum(s.left for s in report.stages)
         lines.append(

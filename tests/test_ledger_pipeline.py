@@ -87,6 +87,24 @@ def test_a_new_input_starts_the_attempts_again(ledger: Ledger) -> None:
     assert (item.input_hash, item.status, item.attempts, item.last_error) == ("h2", "done", 1, None)
 
 
+def test_the_backlog_is_conversations_no_night_took_through_extract(ledger: Ledger) -> None:
+    run = night(ledger)
+    for conv in ("new", "segmented", "extracted", "given-up"):
+        conversation(ledger, conv)
+    chunks.replace(ledger, "segmented", [chunk("segmented", 0, 3)], NOW)
+    chunks.replace(ledger, "extracted", [chunk("extracted", 0, 3)], NOW)
+    for conv in ("segmented", "extracted"):
+        work.record(ledger, "segment", conv, "h", "done", run_id=run, now=NOW)
+    work.record(ledger, "extract", "extracted:0-3", "h", "done", run_id=run, now=NOW)
+    for _ in range(work.MAX_ATTEMPTS):
+        work.record(ledger, "segment", "given-up", "h", "failed", run_id=run, now=NOW)
+    assert work.backlog(ledger) == 2  # "new" and "segmented"
+    work.record(ledger, "extract", "segmented:0-3", "h", "failed", run_id=run, now=NOW)
+    assert work.backlog(ledger) == 2
+    work.record(ledger, "extract", "segmented:0-3", "h", "done", run_id=run, now=NOW)
+    assert work.backlog(ledger) == 1
+
+
 # --- chunks ---------------------------------------------------------------------
 
 

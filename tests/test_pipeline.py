@@ -223,6 +223,18 @@ def test_limit_caps_the_units_of_each_stage(vault: Vault, answers_file: Path) ->
     assert report.stages[0].left == 2
 
 
+def test_the_report_says_how_many_conversations_wait_for_later_nights(
+    vault: Vault, answers_file: Path
+) -> None:
+    for name in ("a", "b"):
+        (vault.raw / f"{name}.md").write_text(raw_note(("user", f"hi {name}"), ("assistant", "hi")))
+    doc = night(vault, answers_file, [])
+    assert doc["report"].backlog == 2
+    assert doc["status"]["last_run"]["summary"]["backlog"] == 2
+    page = (vault.root / doc["report"].report).read_text(encoding="utf-8")
+    assert "Backlog: 2 conversations not yet synthesized" in page
+
+
 def test_ingest_runs_first_so_new_raw_files_are_all_a_night_needs(
     vault: Vault, answers_file: Path
 ) -> None:

@@ -68,6 +68,17 @@ def test_a_spent_budget_says_how_many_units_wait_for_the_next_run() -> None:
     assert "Budget spent, 7 units left for the next run: model budget spent" in render(report, None)
 
 
+def test_a_backlog_left_after_the_run_is_said_and_kept_in_the_summary() -> None:
+    report = a_night()
+    assert "Backlog" not in render(report, None)
+    report.backlog = 480
+    assert (
+        "Backlog: 480 conversations not yet synthesized; the next nights take them, oldest "
+        "first." in render(report, None)
+    )
+    assert report.summary()["backlog"] == 480
+
+
 def test_an_edit_refused_for_two_reasons_is_one_noop() -> None:
     report = a_night()
     report.noops.append(GateRejection("r1", "synthesize", "b1", "Old_Thing", "E_LINK", "x", "t"))

@@ -21,6 +21,7 @@ from rich.markup import escape
 from dreaming.errors import DreamingError
 from watcher.app import implied_model
 from watcher.cmd_hook import hook
+from watcher.cmd_import import import_history
 from watcher.cmd_mcp import eval_group, mcp
 from watcher.cmd_query import query
 from watcher.cmd_reclaim import reclaim
@@ -380,6 +381,11 @@ def _print_status(doc: StatusDoc) -> None:
         freed = sum(r["bytes"] for r in doc["reclaimable"])
         again = f"dreaming reclaim --vault {shlex.quote(shown(doc['vault']))}"
         out.print(f"  {again} removes them ({freed:,} bytes); --dry-run lists first", markup=False)
+    if doc["backlog"]:
+        out.print(
+            f"Backlog: {doc['backlog']} conversations not yet synthesized; the nights take them "
+            "oldest first (to start now: dreaming synthesize --limit N)"
+        )
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
         for stage, u in doc["model_usage"].items():
@@ -421,6 +427,7 @@ cli.add_command(mcp)
 cli.add_command(eval_group)
 cli.add_command(reclaim)
 cli.add_command(hook)
+cli.add_command(import_history)
 
 
 def main() -> None:

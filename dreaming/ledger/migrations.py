@@ -354,4 +354,18 @@ MIGRATIONS: tuple[str, ...] = (
         heading, title, aliases, body, tokenize = 'unicode61 remove_diacritics 2'
     );
     """,
+    # 8: the history import's cursor (dreaming import): what was copied into Raw/, from where
+    """
+    CREATE TABLE imported (
+        origin TEXT PRIMARY KEY,          -- a source file's path, chatgpt:<id> or export:<path>
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'conversation', 'export')),
+        source TEXT NOT NULL,             -- the reader its copy needs, e.g. claude-code
+        size INTEGER NOT NULL,            -- bytes when copied
+        mtime_ns INTEGER NOT NULL,        -- the source's mtime when copied (0: a conversation)
+        digest TEXT,                      -- sha256 of a conversation's bytes, else NULL
+        target TEXT NOT NULL,             -- the vault-relative Raw/ copy ('' for an export)
+        imported_at TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX imported_target ON imported(target);
+    """,
 )

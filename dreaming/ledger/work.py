@@ -106,3 +106,23 @@ def is_done(ledger: Ledger, stage: str, unit: str, input_hash: str) -> bool:
         (stage, unit, input_hash),
     ).fetchone()
     return row is not None
+
+
+def backlog(ledger: Ledger) -> int:
+    """Conversations the nights have not yet taken through the model stages: never
+    segmented, or holding a chunk EXTRACT has not yet handled (a unit given up after
+    `MAX_ATTEMPTS` tries on its input counts as handled). A conversation that grew after
+    it was segmented is not counted: its new messages are a night's ordinary work."""
+    handled = (
+        "SELECT 1 FROM work w WHERE w.stage = ? AND w.unit = {unit} "
+        "AND (w.status = 'done' OR w.attempts >= ?)"
+    )
+    row = ledger.db.execute(
+        "SELECT COUNT(*) FROM conversations c WHERE NOT EXISTS ("
+        + handled.format(unit="c.id")
+        + ") OR EXISTS (SELECT 1 FROM chunks k WHERE k.conv_id = c.id AND NOT EXISTS ("
+        + handled.format(unit="k.id")
+        + "))",
+        ("segment", MAX_ATTEMPTS, "extract", MAX_ATTEMPTS),
+    ).fetchone()
+    return int(row[0])
