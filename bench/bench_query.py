@@ -400,7 +400,8 @@ def basic_memory(work: Path, articles: Path, queries: list[Query], python: str |
     version = subprocess.run(
         [str(exe), "--version"], env=env, capture_output=True, text=True, timeout=120
     ).stdout.strip()
-    print(f"basic-memory: {version or 'version unknown'}; indexing {len(queries)} queries' vault …")
+    count = sum(1 for _ in notes.glob("*.md"))
+    print(f"basic-memory: {version or 'version unknown'}; `project add` of {count} notes …")
     start = time.perf_counter()
     done = subprocess.run(
         [str(exe), "project", "add", "bench", str(notes), "--default", "--local"],
@@ -418,6 +419,14 @@ def basic_memory(work: Path, articles: Path, queries: list[Query], python: str |
     for line in said:
         if "notes from" in line or "semantic" in line.lower() or "indexed," in line:
             print(f"basic-memory: {line}")
+    log = home / ".basic-memory" / "basic-memory.log"
+    why = [
+        ln
+        for ln in (log.read_text(errors="replace") if log.is_file() else "").splitlines()
+        if "Semantic search disabled" in ln
+    ]
+    if why:
+        print(f"basic-memory: {why[0].split(' - ', 1)[-1][:200]}")
 
     script = work / "bm_search.py"
     script.write_text(BM_SEARCH, encoding="utf-8")
@@ -472,7 +481,9 @@ def side_by_side(work: Path, n: int, with_bm: bool, python: str | None) -> None:
     ours = dreaming_small(vault, n, queries)
 
     def ratio(theirs: float, mine: float) -> str:
-        return f"{theirs / mine:.0f}x" if mine > 0 else "-"
+        if mine <= 0:
+            return "-"
+        return f"{theirs / mine:.0f}x" if theirs >= 10 * mine else f"{theirs / mine:.1f}x"
 
     head = ("measure", "basic-memory", "dreaming", "basic-memory ÷ dreaming")
     rows = [
