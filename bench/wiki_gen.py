@@ -3,12 +3,13 @@ search queries whose answer is known.
 
     python bench/wiki_gen.py VAULT --articles 10000 [--queries FILE]
 
-Every article is written by the grammar's own renderer (`dreaming.article.build`):
-a lead, an infobox with a kind and aliases, three to six sections, wikilinks to
+Every article is written by the grammar's own renderer (`dreaming.article.build`)
+and breaks none of its rules (`dreaming.article.validate`): a lead, an infobox with
+a kind and aliases, three to six sections, wikilinks to
 other generated articles, See also, cited footnotes and categories. Words come
 from a fixed vocabulary with a Zipf-like spread, so search sees common and rare
-terms as a real wiki does. Each query is built from words found only in its gold
-article's one section (plus a common word), so top-1 and top-5 are checkable.
+terms as a real wiki does. Each query is two rare words found only in its gold
+article's one section (in one paragraph), so top-1 and top-5 are checkable.
 Deterministic for a given seed.
 """
 
@@ -26,9 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dreaming.article import build  # noqa: E402
-from dreaming.article.markup import Footnote  # noqa: E402
+from dreaming.article.markup import Footnote, words  # noqa: E402
+from dreaming.article.queries import THIN_WORDS  # noqa: E402
+from dreaming.article.validate import KINDS  # noqa: E402
 
-KINDS = ("tool", "project", "concept", "person", "decision", "practice")
 SYLLABLES = [
     "ka",
     "to",
@@ -107,7 +109,7 @@ class Generator:
 
     def _titles(self, n: int) -> list[str]:
         seen: set[str] = set()
-        titles = []
+        titles: list[str] = []
         while len(titles) < n:
             name = " ".join(w.capitalize() for w in self.rng.sample(self.words[:3000], 2))
             if name.lower() not in seen:
@@ -134,7 +136,7 @@ class Generator:
         query = None
         sections = []
         for j, heading in enumerate(headings):
-            paras = []
+            paras: list[str] = []
             for _ in range(rng.randint(1, 3)):
                 extra: tuple[str, ...] = ()
                 if j == answer_at and not paras:
@@ -143,14 +145,17 @@ class Generator:
                 paras.append(" ".join(self._sentence(extra) for _ in range(rng.randint(2, 5))))
             sections.append((heading, "\n\n".join(paras)))
         alias = "".join(w[0] for w in title.split()).upper() + str(i)
+        lead = f"{title} is a {rng.choice(KINDS)} the person uses. {self._sentence()}"
+        prose = words(lead) + sum(words(body) for _, body in sections)
         text = build(
             title,
-            lead=f"{title} is a {rng.choice(KINDS)} the person uses. {self._sentence()}",
+            lead=lead,
             sections=sections,
             infobox={"kind": rng.choice(KINDS), "aliases": alias, "status": "active"},
             see_also=[rng.choice(self.titles) for _ in range(rng.randint(0, 3))],
             footnotes=[Footnote(1, f"{i:08x}", "2026-02-01", "claude-code", f"talk {i}")],
             categories=[f"Group {i % 40}"],
+            stub=prose < THIN_WORDS,  # the grammar: a thin article carries {{stub}}
         )
         return title.replace(" ", "_"), text, query
 
