@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -182,3 +183,46 @@ def test_a_busy_ledger_answers_from_the_index_as_it_stands(vault: Vault, ledger:
         night.db.execute("ROLLBACK")
         night.close()
     assert reader.resolve_stems("fd") == ["Fd"]
+
+
+def _followed(vault: Vault, ledger: Ledger) -> NavIndex:
+    """An index that trusts file events (and would check every file only hourly)."""
+    index = NavIndex(vault, ledger)
+    index.recheck_seconds = 3600
+    assert index.follow(wait=10), "the file watch never came up"
+    return index
+
+
+def _seen_within(index: NavIndex, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if index.refresh().parsed:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_followed_index_sees_an_edit_in_place_from_its_file_event(
+    vault: Vault, ledger: Ledger
+) -> None:
+    article(vault, "Ripgrep")
+    article(vault, "Other")
+    index = _followed(vault, ledger)
+    try:
+        (vault.articles / "Ripgrep.md").write_bytes(b"\0 binary now")  # in place
+        assert _seen_within(index, 5)
+        assert index.refresh().parsed == 0
+    finally:
+        index.close()
+
+
+def test_an_index_that_stopped_following_checks_every_file_again(
+    vault: Vault, ledger: Ledger
+) -> None:
+    article(vault, "Ripgrep")
+    index = _followed(vault, ledger)
+    index.close()
+    (vault.articles / "Ripgrep.md").write_bytes(b"\0 binary now")
+    assert index.refresh().parsed == 0  # within the window, as without events
+    index.recheck_seconds = 0
+    assert index.refresh().parsed == 1

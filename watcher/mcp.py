@@ -206,4 +206,11 @@ def _error(line: str) -> CallToolResult:
 def serve_mcp(vault_path: Path | None) -> None:
     """Serve the vault's tools on stdin/stdout until the client closes them."""
     with App.open(vault_path) as app:
-        build_server(Reader(app.vault, app.ledger)).run("stdio")
+        reader = Reader(app.vault, app.ledger)
+        # A server lives for a whole agent session: file events tell it which
+        # articles changed instead of a check of every file once a second.
+        reader.index.follow(wait=1.0)
+        try:
+            build_server(reader).run("stdio")
+        finally:
+            reader.index.close()

@@ -30,6 +30,7 @@ from dreaming.errors import LedgerError
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.article_index import IndexRows
 from dreaming.ledger.nav_index import NavArticle, NavSection, Stamp
+from dreaming.query.events import ArticleEvents
 from dreaming.reindex import index_article
 from dreaming.subjects import canonical
 from dreaming.vault import Vault, checksum
@@ -41,6 +42,9 @@ RECHECK_SECONDS = 1.0
 save by rename changes it), a reader trusts its last full check this long. Only an
 edit written in place inside this window waits for the next check; without the
 window every read on a 10,000-article vault would `lstat` 10,000 files."""
+FOLLOWED_RECHECK_SECONDS = 60.0
+"""While file events are followed, every file is still `lstat`ed this often: an event
+the OS dropped (its queue overflowed) is made good within a minute."""
 BUSY_MS = 200
 """How long a read waits for another process's write before using the index as it is."""
 RACY_NS = 2_000_000_000
@@ -81,17 +85,49 @@ class NavIndex:
         self._folder = -1
         self._checked_at: float | None = None
         """When every file was last `lstat`ed (monotonic seconds)."""
+        self._events: ArticleEvents | None = None
+
+    def follow(self, *, wait: float = 0.0) -> bool:
+        """Learn of changed files from the OS's file events from now on (a long-lived
+        reader: see `dreaming.query.events`). Events are trusted after the first full
+        check made once the watch is in place: with `wait`, wait up to that many
+        seconds for the watch and make that check now. Whether events are trusted."""
+        if self._events is None:
+            self._events = ArticleEvents(self.vault.articles)
+            self._events.start()
+        deadline = time.monotonic() + wait
+        while (ready := self._events.ready_at) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if ready is None:
+            return False
+        if self._checked_at is None or self._checked_at < ready:
+            self._checked_at = None
+            self.refresh()
+        return True
+
+    def close(self) -> None:
+        if self._events is not None:
+            self._events.close()
+            self._events = None
 
     def refresh(self) -> Refreshed:
         """Bring the index up to date with `articles/`; cheap when nothing changed.
 
         A file added, removed or saved by rename changes the folder's mtime and the
         name's inode, so it is seen at once by listing names and inodes (no `lstat`);
-        every file is `lstat`ed again at most every `recheck_seconds`."""
+        every file is `lstat`ed again at most every `recheck_seconds`, or, while file
+        events are followed, only the files they name (and all of them every
+        `FOLLOWED_RECHECK_SECONDS`)."""
         folder = _folder_mtime(self.vault)
         now = time.monotonic()
-        due = self._checked_at is None or now - self._checked_at >= self.recheck_seconds
-        if not due and folder == self._folder:
+        ready = self._events.ready_at if self._events is not None else None
+        # Events count only once a full check has looked after the watch was in place.
+        followed = ready is not None and self._checked_at is not None and self._checked_at >= ready
+        every = FOLLOWED_RECHECK_SECONDS if followed else self.recheck_seconds
+        due = self._checked_at is None or now - self._checked_at >= every
+        reported = self._events.take() if self._events is not None else set()
+        named = {n[:-3] for n in reported if n.endswith(".md")}
+        if not due and folder == self._folder and not (followed and named):
             return Refreshed()
         self._folder = folder
         entries = _entries(self.vault)
@@ -99,7 +135,7 @@ class NavIndex:
             self._checked_at = now
             look = list(entries)
         else:
-            look = [s for s, e in entries.items() if self._inodes.get(s) != e.inode()]
+            look = [s for s, e in entries.items() if self._inodes.get(s) != e.inode() or s in named]
         self._inodes = {stem: e.inode() for stem, e in entries.items()}
         if time.time_ns() - folder < RACY_NS:
             # A change later in the same clock tick would leave the folder's mtime as it
