@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dreaming.article import build, normalize, stem_for_title
+from dreaming.article.titles import HEADING_CHARS
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
 from stages import proto
 from stages.prompts import create as prompt
 from stages.sources import Source
 
 STAGE = "synthesize"
-HEADING = Lines(max_lines=1, max_chars=proto.HEADING_CHARS)
+HEADING = Lines(max_lines=1, max_chars=HEADING_CHARS)
 PARAGRAPH = Lines(max_lines=1, max_chars=480)
 """One line of plain prose, about three sentences: constrained decoding stops a ramble
 here, and the sentence it cuts is dropped (proto.clean_draft)."""

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dreaming.article.schematic import leaks
-from dreaming.article.titles import heading_key
+from dreaming.article.titles import HEADING_CHARS, HEADING_WORDS, cut_heading, heading_key
 from stages.segment_plan import STOPWORDS, content_words, words
 
 MAX_SECTIONS = 6
@@ -22,8 +22,6 @@ JOIN = 0.2
 """Label-and-text word overlap (Jaccard) at which an excerpt joins a section."""
 TEXT_WORDS = 40
 """How many of an excerpt's most frequent content words stand for its text."""
-HEADING_CHARS = 60
-HEADING_WORDS = 8
 RESERVED = frozenset(
     heading_key(h) for h in ("References", "See also", "Notes", "History", "Lead", "Introduction")
 )
@@ -111,11 +109,7 @@ def heading_problem(heading: str, title: str, taken: Sequence[str]) -> str | Non
 
 def heading_from_label(label: str) -> str:
     """A section heading proposed from an excerpt's label: its first words, capitalised."""
-    kept = [w for w in label.split() if not any(c in _MARKUP for c in w)][:HEADING_WORDS]
-    text = " ".join(kept).rstrip(".!?:;,")
-    while len(text) > HEADING_CHARS and " " in text:
-        text = text.rsplit(" ", 1)[0]
-    return text[:1].upper() + text[1:]
+    return cut_heading([w for w in label.split() if not any(c in _MARKUP for c in w)])
 
 
 def pick_heading(

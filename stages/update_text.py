@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from dreaming.article.fences import fence_blocks, line_content, split_lines
 from dreaming.article.markup import DEFINITION, MARKER, STUB_RE, atx_heading, markers, words
 from dreaming.article.schematic import leaks
-from dreaming.article.titles import heading_key
+from dreaming.article.titles import cut_heading, heading_key
 
 # Bounded on every side: digits at most 3, at most 10 numbers in one bracket.
 _SHOWN = re.compile(r"\[\^?([0-9]{1,3}(?:[ \t]?,[ \t]?\^?[0-9]{1,3}){0,9})\]")
@@ -34,7 +34,6 @@ OPENING_CHARS = 300
 """A routing question shows this much of a section: its first sentences."""
 WORDS_PER_SOURCE = 150
 """How much longer than before a replacement may grow per excerpt before it is a ramble."""
-HEADING_WORDS = 8
 
 
 @dataclass(frozen=True)
@@ -242,11 +241,11 @@ def with_definitions(body: str, add: Sequence[str], drop: set[str], eol: str) ->
 
 def heading_from(labels: Sequence[str], taken: Sequence[str]) -> str | None:
     """A heading for a new section from the delta's labels: the first that is safe and
-    no heading the article has (nor a structural one), capitalised, at most HEADING_WORDS."""
+    no heading the article has (nor a structural one), cut as `cut_heading` cuts."""
     used = {heading_key(t) for t in taken}
     for label in labels:
-        flat = " ".join(_UNSAFE_HEADING.sub(" ", label).split()[:HEADING_WORDS]).strip(" .,:;-")
+        flat = cut_heading(_UNSAFE_HEADING.sub(" ", label).split()).strip(" .,:;-")
         if len(flat) < 3 or heading_key(flat) in used:
             continue
-        return flat[0].upper() + flat[1:]
+        return flat
     return None

@@ -38,6 +38,29 @@ def heading_key(text: str) -> str:
     return " ".join(nfc(nfc(text).casefold()).replace("_", " ").split())
 
 
+HEADING_WORDS = 8
+HEADING_CHARS = 60
+"""A section heading is a few words: code cuts a longer label to this."""
+JOINING_WORDS = frozenset((
+    "a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "nor", "of", "on",
+    "onto", "or", "per", "the", "to", "via", "vs", "versus", "with",
+))  # fmt: skip
+"""Words that join to what follows: a cut heading never ends on one."""
+
+
+def cut_heading(words: list[str]) -> str:
+    """A heading from a label's words: at most HEADING_WORDS words and HEADING_CHARS
+    characters (a single longer word stays whole), never ending on a joining word
+    ("… for WebSearch and"), closing punctuation dropped, capitalised."""
+    kept = words[:HEADING_WORDS]
+    while len(kept) > 1 and len(" ".join(kept)) > HEADING_CHARS:
+        kept.pop()
+    while len(kept) > 1 and kept[-1].strip(".!?:;,-").casefold() in JOINING_WORDS:
+        kept.pop()
+    text = " ".join(kept).rstrip(".!?:;,- ")
+    return text[:1].upper() + text[1:]
+
+
 def same_title(a: str, b: str) -> bool:
     """Whether two titles (or a title and a stem, or a link target) name one subject."""
     return heading_key(a) == heading_key(b)
