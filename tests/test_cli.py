@@ -40,6 +40,16 @@ def test_init_ingest_status_round_trip(tmp_path: Path) -> None:
     assert doc["last_run"]["kind"] == "ingest"
 
 
+def test_status_says_one_conversation_in_the_singular(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    dreaming("init", str(root))
+    (root / "Raw" / "t.md").write_text(raw_note(("user", "hi")))
+    dreaming("ingest", "--vault", str(root))
+    said = dreaming("status", "--vault", str(root)).stdout
+    assert "1 conversation, 1 message, 0 articles, 0 secrets redacted" in said
+    assert "Backlog: 1 conversation not yet synthesized" in said
+
+
 def test_a_bad_file_is_named_in_one_line_on_stderr(tmp_path: Path) -> None:
     root = tmp_path / "v"
     dreaming("init", str(root))
@@ -168,3 +178,4 @@ with run_lock(Vault.open(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)
 """
+

@@ -27,7 +27,7 @@ from watcher.cmd_query import query
 from watcher.cmd_reclaim import reclaim
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
-from watcher.console import command_app, err, file_bar, out, shown, vault_option
+from watcher.console import command_app, counted, err, file_bar, out, shown, vault_option
 from watcher.night import NightRequest
 
 if TYPE_CHECKING:
@@ -354,8 +354,9 @@ def _print_status(doc: StatusDoc) -> None:
 
     out.print(f"[bold]{escape(shown(doc['vault']))}[/]")
     out.print(
-        f"{doc['conversations']} conversations, {doc['messages']} messages, "
-        f"{doc['articles']} articles, {doc['redactions']} secrets redacted"
+        f"{counted(doc['conversations'], 'conversation')}, "
+        f"{counted(doc['messages'], 'message')}, {counted(doc['articles'], 'article')}, "
+        f"{counted(doc['redactions'], 'secret')} redacted"
     )
     if doc["sources"]:
         table = Table("source", "conversations", "messages", box=None)
@@ -383,7 +384,8 @@ def _print_status(doc: StatusDoc) -> None:
         out.print(f"  {again} removes them ({freed:,} bytes); --dry-run lists first", markup=False)
     if doc["backlog"]:
         out.print(
-            f"Backlog: {doc['backlog']} conversations not yet synthesized; the nights take them "
+            f"Backlog: {counted(doc['backlog'], 'conversation')} not yet synthesized; "
+            "the nights take them "
             "oldest first (to start now: dreaming synthesize --limit N)"
         )
     if doc["model_usage"]:

@@ -24,7 +24,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError, LedgerError
 from watcher.app import App
-from watcher.console import command_app, err, out, shown, vault_option
+from watcher.console import command_app, counted, err, out, shown, vault_option
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -151,7 +151,7 @@ def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ing
     waiting = backlog(ledger)
     if waiting:
         out.print(
-            f"backlog: {waiting} conversations for the nights to synthesize "
+            f"backlog: {counted(waiting, 'conversation')} for the nights to synthesize "
             "(to start now: dreaming synthesize --limit N)",
             markup=False,
         )

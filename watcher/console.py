@@ -48,6 +48,11 @@ vault_option = click.option(
 )
 
 
+def counted(n: int, noun: str) -> str:
+    """`1 conversation`, `2 conversations`: the nouns in our lines take a plain -s."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 FileProgress = Callable[[int, int, str], None]
 """(files done, files in all, the file at hand): what file-by-file work reports."""
 
