@@ -17,9 +17,10 @@ from pathlib import Path
 
 import watchfiles
 
-STEP_MS = 10
+STEP_MS = 50
 """How long the watch waits for more changes after one before reporting: an edit is
-known to a reader this long after it lands."""
+known to a reader this long after it lands. The watch also wakes this often while idle
+(0.25% of a core at 50 ms; 10 ms cost 0.6%)."""
 DEBOUNCE_MS = 100
 TICK_MS = 200
 """With no change, the watch reports an empty batch this often: its first report
