@@ -178,4 +178,3 @@ with run_lock(Vault.open(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)
 """
-
