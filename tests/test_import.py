@@ -77,6 +77,15 @@ def test_a_second_import_copies_nothing(vault: Vault, ledger: Ledger, home: Path
     assert {p: p.stat().st_ino for p in vault.raw.rglob("*.jsonl")} == inodes
 
 
+def test_a_file_named_by_two_sources_is_copied_once(
+    vault: Vault, ledger: Ledger, home: Path
+) -> None:
+    made = claude_projects(home, {"-p": 2})
+    report = do_import(vault, ledger, "claude-code", str(home / ".claude" / "projects"))
+    assert (report.copied, report.sources[1].unchanged) == (2, 2)
+    assert sorted(raw_files(vault.root)) == sorted(f"claude-code/{rel}" for rel in made)
+
+
 def test_a_session_that_went_on_replaces_its_older_copy(
     vault: Vault, ledger: Ledger, home: Path
 ) -> None:

@@ -169,6 +169,8 @@ class _Copier:
         self.batch: list[_Staged] = []
         self.batch_bytes = 0
         self.folders: set[Path] = set()
+        self.taken: set[str] = set()
+        """Keys copied in this run: a file two sources name goes in once."""
 
     def run(self, plans: Sequence[Plan]) -> ImportReport:
         for plan in plans:
@@ -260,9 +262,10 @@ class _Copier:
             )
             return
         row = None if self.ledger is None else imports.get(self.ledger, item.key)
-        if row is not None and _same(row, item):
+        if item.key in self.taken or (row is not None and _same(row, item)):
             rep.unchanged += 1
             return
+        self.taken.add(item.key)
         if self.vault is not None:
             try:
                 self._stage(item, row, rep)
