@@ -181,6 +181,27 @@ def test_a_dangling_link_in_a_source_is_one_line(vault: Vault, ledger: Ledger, h
     assert report.copied == 1
 
 
+def test_a_file_whose_name_is_not_utf8_is_one_line_and_the_rest_goes_in(
+    vault: Vault, ledger: Ledger, home: Path
+) -> None:
+    made = claude_projects(home, {"-p": 2})
+    odd = os.fsencode(made[f"-p/{session_id(2)}.jsonl"].parent) + b"/caf\xe9.jsonl"
+    os.rename(made.pop(f"-p/{session_id(2)}.jsonl"), odd)
+    report = do_import(vault, ledger, "claude-code")
+    assert report.sources[0].failed == [
+        f"{home}/.claude/projects/-p/caf\\xe9.jsonl: its name is not UTF-8; "
+        "rename it to import it; skipped"
+    ]
+    assert sorted(raw_files(vault.root)) == [f"claude-code/{rel}" for rel in made]
+
+
+def test_a_source_whose_name_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.jsonl")
+    Path(odd).write_text(claude_session(session_id(1)), encoding="utf-8")
+    with pytest.raises(SourceError, match=r"caf\\xe9.jsonl: its name is not UTF-8; rename it"):
+        parse_source(odd)
+
+
 def test_since_leaves_out_what_last_changed_before_it(
     vault: Vault, ledger: Ledger, home: Path
 ) -> None:
