@@ -181,6 +181,13 @@ def test_a_dangling_link_in_a_source_is_one_line(vault: Vault, ledger: Ledger, h
     assert report.copied == 1
 
 
+def test_a_fifo_given_as_a_source_is_refused_without_waiting_on_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceError, match=r"session\.jsonl: not a regular file"):
+        parse_source(str(fifo))
+
+
 def test_a_file_whose_name_is_not_utf8_is_one_line_and_the_rest_goes_in(
     vault: Vault, ledger: Ledger, home: Path
 ) -> None:

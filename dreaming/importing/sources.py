@@ -94,6 +94,9 @@ def parse_source(spec: str, env: Mapping[str, str] | None = None) -> Source:
         raise SourceError(f"{spec}: no such file or folder; {USAGE}")
     if path.is_dir():
         return Source("folder", path, spec)
+    if not path.is_file():
+        # A FIFO or a device: reading it would wait on a writer, or never end.
+        raise SourceError(f"{spec}: not a regular file; {USAGE}")
     if zipfile.is_zipfile(path) or path.suffix.lower() == ".zip":
         return Source("chatgpt", path, spec)
     try:
