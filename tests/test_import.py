@@ -77,6 +77,15 @@ def test_a_second_import_copies_nothing(vault: Vault, ledger: Ledger, home: Path
     assert {p: p.stat().st_ino for p in vault.raw.rglob("*.jsonl")} == inodes
 
 
+def test_a_file_named_by_two_sources_is_copied_once(
+    vault: Vault, ledger: Ledger, home: Path
+) -> None:
+    made = claude_projects(home, {"-p": 2})
+    report = do_import(vault, ledger, "claude-code", str(home / ".claude" / "projects"))
+    assert (report.copied, report.sources[1].unchanged) == (2, 2)
+    assert sorted(raw_files(vault.root)) == sorted(f"claude-code/{rel}" for rel in made)
+
+
 def test_a_session_that_went_on_replaces_its_older_copy(
     vault: Vault, ledger: Ledger, home: Path
 ) -> None:
@@ -170,6 +179,34 @@ def test_a_dangling_link_in_a_source_is_one_line(vault: Vault, ledger: Ledger, h
         f"{gone}: cannot be read (No such file or directory); skipped"
     ]
     assert report.copied == 1
+
+
+def test_a_fifo_given_as_a_source_is_refused_without_waiting_on_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceError, match=r"session\.jsonl: not a regular file"):
+        parse_source(str(fifo))
+
+
+def test_a_file_whose_name_is_not_utf8_is_one_line_and_the_rest_goes_in(
+    vault: Vault, ledger: Ledger, home: Path
+) -> None:
+    made = claude_projects(home, {"-p": 2})
+    odd = os.fsencode(made[f"-p/{session_id(2)}.jsonl"].parent) + b"/caf\xe9.jsonl"
+    os.rename(made.pop(f"-p/{session_id(2)}.jsonl"), odd)
+    report = do_import(vault, ledger, "claude-code")
+    assert report.sources[0].failed == [
+        f"{home}/.claude/projects/-p/caf\\xe9.jsonl: its name is not UTF-8; "
+        "rename it to import it; skipped"
+    ]
+    assert sorted(raw_files(vault.root)) == [f"claude-code/{rel}" for rel in made]
+
+
+def test_a_source_whose_name_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.jsonl")
+    Path(odd).write_text(claude_session(session_id(1)), encoding="utf-8")
+    with pytest.raises(SourceError, match=r"caf\\xe9.jsonl: its name is not UTF-8; rename it"):
+        parse_source(odd)
 
 
 def test_since_leaves_out_what_last_changed_before_it(

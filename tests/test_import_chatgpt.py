@@ -91,6 +91,15 @@ def test_an_export_read_to_its_end_is_skipped_unread_next_time(
     assert report.sources[0].notes == ["already imported and unchanged since: not read again"]
 
 
+def test_two_different_conversations_under_one_id_both_land(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    short, long = chatgpt_conversation(1, MAY_2025), chatgpt_conversation(1, MAY_2025, turns=2)
+    report = do_import(vault, ledger, str(chatgpt_zip(tmp_path / "e.zip", [short, long])))
+    assert report.copied == 2
+    assert len(raw_files(vault.root)) == 2
+
+
 def test_a_later_export_replaces_only_the_conversations_that_changed(
     vault: Vault, ledger: Ledger, tmp_path: Path
 ) -> None:

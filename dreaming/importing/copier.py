@@ -169,6 +169,9 @@ class _Copier:
         self.batch: list[_Staged] = []
         self.batch_bytes = 0
         self.folders: set[Path] = set()
+        self.taken: dict[str, tuple[int, int, str | None]] = {}
+        """The state of each key copied in this run (never a conversation's bytes, so
+        memory stays flat): a file two sources name goes in once."""
 
     def run(self, plans: Sequence[Plan]) -> ImportReport:
         for plan in plans:
@@ -260,9 +263,10 @@ class _Copier:
             )
             return
         row = None if self.ledger is None else imports.get(self.ledger, item.key)
-        if row is not None and _same(row, item):
+        if self.taken.get(item.key) == _state(item) or (row is not None and _same(row, item)):
             rep.unchanged += 1
             return
+        self.taken[item.key] = _state(item)
         if self.vault is not None:
             try:
                 self._stage(item, row, rep)
@@ -393,6 +397,10 @@ def _same(row: Imported, item: Item) -> bool:
     if item.kind == "conversation":
         return row.digest == item.digest
     return (row.size, row.mtime_ns) == (item.size, item.mtime_ns)
+
+
+def _state(item: Item) -> tuple[int, int, str | None]:
+    return item.size, item.mtime_ns, item.digest
 
 
 def _split(name: str) -> tuple[str, str]:

@@ -37,6 +37,7 @@ _TAKEN: dict[str, tuple[str, ...]] = {
     "codex": (".jsonl", ".json"),  # rollouts; the oldest CLI wrote one JSON document
     "pi": (".jsonl",),
 }
+NOT_UTF8 = "its name is not UTF-8; rename it to import it"
 USAGE = (
     "give claude-code, codex or pi (or NAME=PATH for another folder), "
     "a ChatGPT export .zip or conversations.json, a folder, or a transcript file"
@@ -87,10 +88,15 @@ def parse_source(spec: str, env: Mapping[str, str] | None = None) -> Source:
             raise SourceError(f"{spec}: {root} is not a folder; give {name}=FOLDER")
         return Source(named, root, spec)
     path = _absolute(spec)
+    if not _utf8(path):
+        raise SourceError(f"{_shown(path)}: {NOT_UTF8}")
     if not path.exists():
         raise SourceError(f"{spec}: no such file or folder; {USAGE}")
     if path.is_dir():
         return Source("folder", path, spec)
+    if not path.is_file():
+        # A FIFO or a device: reading it would wait on a writer, or never end.
+        raise SourceError(f"{spec}: not a regular file; {USAGE}")
     if zipfile.is_zipfile(path) or path.suffix.lower() == ".zip":
         return Source("chatgpt", path, spec)
     try:
@@ -177,6 +183,10 @@ def walk(
             if name.startswith("."):
                 continue
             path = base / name
+            if not _utf8(path):
+                # The ledger and Raw/ hold UTF-8 names only.
+                problems.append(f"{_shown(path)}: {NOT_UTF8}; skipped")
+                continue
             try:
                 st = path.stat()
             except OSError as e:
@@ -184,6 +194,19 @@ def walk(
                 continue
             if stat.S_ISREG(st.st_mode):
                 yield path, path.relative_to(root).as_posix(), st
+
+
+def _utf8(path: Path) -> bool:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(path: Path) -> str:
+    """A name that is not UTF-8, printable: its odd bytes as `\\xNN`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _is(folder: Path, skip: Path | None) -> bool:
