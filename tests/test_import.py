@@ -202,6 +202,23 @@ def test_a_file_whose_name_is_not_utf8_is_one_line_and_the_rest_goes_in(
     assert sorted(raw_files(vault.root)) == [f"claude-code/{rel}" for rel in made]
 
 
+def test_a_name_too_long_for_raw_is_one_line_and_the_rest_goes_in(
+    vault: Vault, ledger: Ledger, home: Path
+) -> None:
+    made = claude_projects(home, {"-p": 2})
+    longest = made[f"-p/{session_id(2)}.jsonl"].with_name("s" * 249 + ".jsonl")  # 255 bytes
+    os.rename(made.pop(f"-p/{session_id(2)}.jsonl"), longest)
+    # A file of the person's in the way: the copy would need a `-1` name, 257 bytes long.
+    theirs = vault.raw / "claude-code" / "-p" / longest.name
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("the person's own notes\n", encoding="utf-8")
+    report = do_import(vault, ledger, "claude-code")
+    (failed,) = report.sources[0].failed
+    assert failed.startswith(f"{longest}: its name is too long for Raw/ here")
+    assert f"claude-code/-p/{session_id(1)}.jsonl" in raw_files(vault.root)
+    assert theirs.read_text(encoding="utf-8") == "the person's own notes\n"
+
+
 def test_a_source_whose_name_is_not_utf8_is_refused(tmp_path: Path) -> None:
     odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.jsonl")
     Path(odd).write_text(claude_session(session_id(1)), encoding="utf-8")

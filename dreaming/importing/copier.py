@@ -12,6 +12,7 @@ it. One import per vault at a time (`.dreaming/import.lock`).
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -271,6 +272,13 @@ class _Copier:
             try:
                 self._stage(item, row, rep)
             except OSError as e:
+                if e.errno == errno.ENAMETOOLONG:
+                    # This file's name only: the next file's may fit.
+                    rep.failed.append(
+                        f"{_where(item)}: its name is too long for Raw/ here "
+                        f"({_named(e)}); rename it shorter to import it; skipped"
+                    )
+                    return
                 if item.path is None or e.filename is None or _named(e) != str(item.path):
                     # Writing failed, not reading: every next file would fail the same way.
                     raise DreamingError(
