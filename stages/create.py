@@ -107,7 +107,8 @@ def create(
     if lead is None:
         return "the lead the model wrote was no usable paragraph"
     body = [p for sec in sections for p, _ in sec.paragraphs]
-    lead_text = proto.lead_sentences(lead, body, LEAD_SENTENCES)
+    grounded = proto.grounded_lead(lead, title, [p for p, _ in notes])
+    lead_text = proto.lead_sentences(grounded, body, LEAD_SENTENCES)
     numbers = _numbers([s for _, s in notes], sections)
     cited = [numbers[s.chunk_id] for _, s in notes]
     infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)

@@ -4,6 +4,9 @@ marker whatever the model wrote."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from dreaming.article import check, parse, problems
@@ -173,7 +176,11 @@ def test_every_drafted_paragraph_carries_its_own_source_s_marker_whatever_the_mo
 def test_the_lead_cites_the_paragraphs_it_was_written_from_and_the_article_is_well_formed(
     scripted_model: ScriptedModelFactory,
 ) -> None:
-    drafts = ["The user descaled it.", "The user grew tomatoes.", "The user repeats it monthly."]
+    drafts = [
+        "The user owns a kettle and descaled it.",
+        "The user grew tomatoes.",
+        "The user repeats it monthly.",
+    ]
     answers = create_script(
         TITLE, [KETTLE, GARDEN, KETTLE_AGAIN], [("Descaling", [0, 2]), ("Tomatoes", [1])],
         drafts, lead="Thing A is a kettle. The user owns one. More.",
@@ -185,6 +192,52 @@ def test_the_lead_cites_the_paragraphs_it_was_written_from_and_the_article_is_we
     assert problems(article, stem="Thing_A") == []
     assert check(None, result.text, stem="Thing_A").ok
     assert all(markers(s.body) for s in article.sections if tail_rank(s) == 0)
+
+
+NOTES = [
+    "The user chose to use the Haiku model with Claude Code's `-p` flag for WebSearch "
+    "and Task tools. They found it recommended for quick tasks.",
+]
+
+
+def test_a_lead_sentence_the_notes_hold_is_kept() -> None:
+    lead = "Haiku is a model for quick tasks. It is a poem of three lines."
+    assert proto.grounded_lead(lead, "Haiku", NOTES) == "Haiku is a model for quick tasks."
+
+
+def test_a_lead_from_what_the_model_knows_of_the_word_gives_way_to_the_notes() -> None:
+    lead = "Haiku is a three-line poem that expresses a moment of beauty, insight, or emotion."
+    assert proto.grounded_lead(lead, "Haiku", NOTES) == (
+        "The user chose to use the Haiku model with Claude Code's `-p` flag for WebSearch "
+        "and Task tools."
+    )
+
+
+def test_with_no_note_sentence_naming_the_subject_the_first_note_sentence_leads() -> None:
+    lead = "URLs are resource locators that identify web pages."
+    notes = ["The user turned MD034 off. Angle brackets broke the MDX build."]
+    assert proto.grounded_lead(lead, "URLs", notes) == "The user turned MD034 off."
+
+
+LEADS = Path(__file__).parent / "fixtures" / "leads.jsonl"
+"""The ten lead sentences the default model wrote on the corpus vault (docs/read-path.md),
+each with the notes it was cited to, labelled by hand: `world` (what the model knows of
+the word), `notes` (what the notes say) or `filler`."""
+
+
+def test_on_the_corpus_vaults_leads_grounding_drops_the_models_knowledge_not_the_notes() -> None:
+    rows = [json.loads(line) for line in LEADS.read_text(encoding="utf-8").splitlines()]
+    kept = {
+        r["sentence"]: proto.grounded_lead(r["sentence"], r["title"], r["notes"]) == r["sentence"]
+        for r in rows
+    }
+    world = [r["sentence"] for r in rows if r["label"] == "world"]
+    noted = [r["sentence"] for r in rows if r["label"] == "notes"]
+    assert [kept[x] for x in world] == [False, False, False]
+    # Measured: 5 of 6 kept; the one lost is a second sentence ("… to perform searches
+    # efficiently") whose filler outweighs the notes' words.
+    assert sum(kept[x] for x in noted) == 5
+    assert len(noted) == 6
 
 
 def test_a_kind_outside_the_declared_set_leaves_the_infobox_without_one(
