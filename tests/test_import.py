@@ -219,6 +219,18 @@ def test_a_name_too_long_for_raw_is_one_line_and_the_rest_goes_in(
     assert theirs.read_text(encoding="utf-8") == "the person's own notes\n"
 
 
+def test_a_link_in_a_source_to_a_file_inside_the_vault_is_not_imported_again(
+    vault: Vault, ledger: Ledger, home: Path
+) -> None:
+    made = claude_projects(home, {"-p": 1})
+    do_import(vault, ledger, "claude-code")
+    copied = vault.raw / "claude-code" / f"-p/{session_id(1)}.jsonl"
+    (made[f"-p/{session_id(1)}.jsonl"].parent / "again.jsonl").symlink_to(copied)
+    report = do_import(vault, ledger, "claude-code")
+    assert report.sources[0].copied == 0
+    assert sorted(raw_files(vault.root)) == [f"claude-code/-p/{session_id(1)}.jsonl"]
+
+
 def test_a_source_whose_name_is_not_utf8_is_refused(tmp_path: Path) -> None:
     odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.jsonl")
     Path(odd).write_text(claude_session(session_id(1)), encoding="utf-8")

@@ -192,6 +192,8 @@ def walk(
             except OSError as e:
                 problems.append(f"{path}: cannot be read ({e.strerror or e}); skipped")
                 continue
+            if skip is not None and path.is_symlink() and skip in _real(path).parents:
+                continue  # a link back into the vault: what is there is not imported again
             if stat.S_ISREG(st.st_mode):
                 yield path, path.relative_to(root).as_posix(), st
 
@@ -207,6 +209,10 @@ def _utf8(path: Path) -> bool:
 def _shown(path: Path) -> str:
     """A name that is not UTF-8, printable: its odd bytes as `\\xNN`."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _is(folder: Path, skip: Path | None) -> bool:
