@@ -226,3 +226,17 @@ def test_an_index_that_stopped_following_checks_every_file_again(
     assert index.refresh().parsed == 0  # within the window, as without events
     index.recheck_seconds = 0
     assert index.refresh().parsed == 1
+
+
+def test_two_readers_of_one_vault_each_see_an_article_the_other_indexed_first(
+    vault: Vault, ledger: Ledger
+) -> None:
+    article(vault, "Ripgrep")
+    first, second = NavIndex(vault, ledger), NavIndex(vault, ledger)
+    first.recheck_seconds = second.recheck_seconds = 0
+    first.refresh()
+    second.refresh()
+    article(vault, "Fd Find")
+    assert second.refresh().parsed == 1
+    assert first.refresh().parsed == 1  # its cache never saw the row the other wrote
+    assert Reader(vault, ledger).resolve_stems("fd find") == ["Fd_Find"]

@@ -209,6 +209,9 @@ def serve_mcp(vault_path: Path | None) -> None:
         reader = Reader(app.vault, app.ledger)
         # A server lives for a whole agent session: file events tell it which
         # articles changed instead of a check of every file once a second.
+        # The first build (a vault never read) parses in worker processes only while
+        # this process has no other thread: build before the watch's thread starts.
+        reader.index.refresh()
         reader.index.follow(wait=1.0)
         try:
             build_server(reader).run("stdio")

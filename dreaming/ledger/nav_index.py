@@ -9,6 +9,7 @@ without re-indexing the ones that link to it.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -115,16 +116,25 @@ def drop(ledger: Ledger, stems: Iterable[str]) -> None:
 
 
 def put(ledger: Ledger, a: NavArticle, *, new: bool = False) -> None:
-    """Replace one article's rows (call inside a transaction); `new`: it has none yet."""
+    """Replace one article's rows (call inside a transaction). `new`: this reader has
+    seen no row for it, so none is looked for first; another reader of the same vault
+    may have written one meanwhile, and then it is replaced as usual."""
     db = ledger.db
+    row = (a.stem, a.stamp.mtime_ns, a.stamp.size, a.stamp.checksum, a.unreadable, a.title,
+           a.kind, a.type, a.redirect, a.redirect_key)  # fmt: skip
+    insert = (
+        "INSERT INTO nav_articles(stem, mtime_ns, size, checksum, unreadable, title, kind, "
+        "type, redirect, redirect_key) VALUES (?,?,?,?,?,?,?,?,?,?)"
+    )
     if not new:
         drop(ledger, [a.stem])
-    db.execute(
-        "INSERT INTO nav_articles(stem, mtime_ns, size, checksum, unreadable, title, kind, "
-        "type, redirect, redirect_key) VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (a.stem, a.stamp.mtime_ns, a.stamp.size, a.stamp.checksum, a.unreadable, a.title,
-         a.kind, a.type, a.redirect, a.redirect_key),
-    )  # fmt: skip
+        db.execute(insert, row)
+    else:
+        try:
+            db.execute(insert, row)
+        except sqlite3.IntegrityError:
+            drop(ledger, [a.stem])
+            db.execute(insert, row)
     db.executemany(
         "INSERT OR IGNORE INTO nav_names(name_key, stem, name, how) VALUES (?,?,?,?)",
         [(key, a.stem, name, how) for key, name, how in sorted(a.names)],

@@ -159,9 +159,9 @@ class NavIndex:
         rows: list[NavArticle | Stamp] = []
         try:
             with (
+                _read_all(self.vault, asks) as read,
                 nav_index.brief_wait(self.ledger, BUSY_MS),
                 self.ledger.transaction(),
-                _read_all(self.vault, asks) as read,
             ):
                 nav_index.drop(self.ledger, gone)
                 for (stem, _, was), row in zip(asks, read, strict=True):
@@ -196,15 +196,17 @@ def _folder_mtime(vault: Vault) -> int:
 def _read_all(
     vault: Vault, asks: list[tuple[str, _Listed, Stamp | None]]
 ) -> Iterator[Iterator[NavArticle | Stamp]]:
-    """`_read` of each, in order, as they come; a first build of a big vault parses in one
-    process a core while this one writes the rows, where that is safe: forked children
-    (spawned ones would re-run the caller's script), so only on Linux and from a process
-    without threads (a fork copies no thread, and a lock another thread held stays held
-    in the child)."""
+    """`_read` of each, in order. Entered before the ledger's write transaction: in one
+    process every file is read and parsed on entering, so the write lock is held only
+    while the rows are written. A first build of a big vault parses in one process a
+    core, as they come, while this one writes the rows, where that is safe: forked
+    children (spawned ones would re-run the caller's script), so only on Linux and from
+    a process without threads (a fork copies no thread, and a lock another thread held
+    stays held in the child)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     serial = len(asks) < PARALLEL_FROM or cores < 2 or sys.platform != "linux"
     if serial or threading.active_count() > 1:
-        yield (_read(vault, *ask) for ask in asks)
+        yield iter([_read(vault, *ask) for ask in asks])
         return
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
