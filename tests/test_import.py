@@ -231,6 +231,40 @@ def test_a_link_in_a_source_to_a_file_inside_the_vault_is_not_imported_again(
     assert sorted(raw_files(vault.root)) == [f"claude-code/-p/{session_id(1)}.jsonl"]
 
 
+def test_a_link_in_raw_leading_out_of_the_vault_takes_no_copy_out(
+    vault: Vault, ledger: Ledger, home: Path, tmp_path: Path
+) -> None:
+    made = claude_projects(home, {"-p": 1})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (vault.raw / "claude-code").symlink_to(outside)
+    report = do_import(vault, ledger, "claude-code")
+    (failed,) = report.sources[0].failed
+    assert "a link in Raw/ leads out of the vault" in failed
+    assert list(outside.iterdir()) == []
+    assert made  # the source is untouched
+    assert all(p.is_file() for p in made.values())
+
+
+def test_a_longer_copy_the_hook_landed_meanwhile_is_not_replaced(
+    vault: Vault, ledger: Ledger, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = claude_projects(home, {"-p": 1})
+    target = vault.raw / "claude-code" / f"-p/{session_id(1)}.jsonl"
+    longer = made[f"-p/{session_id(1)}.jsonl"].read_bytes() + b'{"more": 1}\n'
+    flush = copier_module._Copier._flush
+
+    def hook_fires_first(self: copier_module._Copier) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(longer)
+        flush(self)
+
+    monkeypatch.setattr(copier_module._Copier, "_flush", hook_fires_first)
+    report = do_import(vault, ledger, "claude-code")
+    assert target.read_bytes() == longer
+    assert report.sources[0].copied == 0
+
+
 def test_a_source_whose_name_is_not_utf8_is_refused(tmp_path: Path) -> None:
     odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.jsonl")
     Path(odd).write_text(claude_session(session_id(1)), encoding="utf-8")
@@ -300,6 +334,17 @@ def test_a_named_source_missing_at_its_default_place_is_nothing_to_import(
 def test_a_named_source_at_a_place_that_is_no_folder_is_refused(home: Path) -> None:
     with pytest.raises(SourceError, match=r"codex=/nowhere: /nowhere is not a folder"):
         parse_source("codex=/nowhere")
+
+
+def test_one_hidden_file_given_as_source_lands_under_a_name_ingest_reads(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    hidden = tmp_path / ".session.jsonl"
+    shutil.copy(FIX / "claude-code" / "8e7f6a5b-4c3d-4e2f-9a1b-0c9d8e7f6a5b.jsonl", hidden)
+    do_import(vault, ledger, str(hidden))
+    assert sorted(raw_files(vault.root)) == ["claude-code/session.jsonl"]
+    (count,) = ledger.db.execute("SELECT count(*) FROM conversations").fetchone()
+    assert count > 0  # ingested: a hidden name would have been passed over
 
 
 def test_a_folder_goes_in_by_the_format_of_each_file(

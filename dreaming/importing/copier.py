@@ -31,7 +31,7 @@ from dreaming.ledger.imports import Imported
 from dreaming.raw.common import MAX_BYTES
 from dreaming.vault import Vault
 from dreaming.vault.lock import import_lock
-from dreaming.vault.raw_folder import not_a_candidate
+from dreaming.vault.raw_folder import leaves_vault, not_a_candidate
 
 STAGING = "import"
 """The folder in `.dreaming/` where copies are written before they are renamed into Raw/."""
@@ -376,14 +376,27 @@ class _Copier:
         if not self.batch:
             return
         assert self.ledger is not None
+        assert self.vault is not None
         batch, self.batch, self.batch_bytes = self.batch, [], 0
         os.sync()  # the copies' bytes are on disk before any name points at them
         placed: list[_Staged] = []
         for s in batch:
             try:
+                if leaves_vault(self.vault, s.final.parent):
+                    # A link in Raw/ (Raw/claude-code → ~/.claude/projects, say) would land
+                    # the copy outside the vault, over the host's own file.
+                    raise OSError(errno.EXDEV, "a link in Raw/ leads out of the vault", s.final)
+                if _size(s.final) > s.row.size:
+                    # A longer copy (the capture hook's) landed since this one was planned.
+                    s.temp.unlink(missing_ok=True)
+                    s.report.copied -= 1
+                    s.report.copied_bytes -= s.row.size
+                    s.report.unchanged += 1
+                    continue
                 self._make_folder(s.final.parent)
                 os.replace(s.temp, s.final)
             except OSError as e:
+                s.temp.unlink(missing_ok=True)
                 s.report.copied -= 1
                 s.report.copied_bytes -= s.row.size
                 s.report.failed.append(_unreadable(s.row.origin, e, "cannot be placed in Raw/"))
@@ -438,3 +451,11 @@ def _unreadable(where: object, e: OSError, what: str = "cannot be read") -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _size(path: Path) -> int:
+    """The size of what is at `path` (a link not followed), or -1 when nothing is."""
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return -1

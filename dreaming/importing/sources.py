@@ -138,7 +138,9 @@ def plan(source: Source, vault: Path | None = None) -> Plan:
         p.exports.append(_export(source.path))
     elif source.kind == "file":
         kind = _detected(source.path) or "raw"
-        p.files.append(_file_item(source.path, source.path.name, kind, source.path.stat()))
+        # A hidden name in Raw/ would never be ingested.
+        name = source.path.name.lstrip(".") or "transcript"
+        p.files.append(_file_item(source.path, name, kind, source.path.stat()))
     elif source.kind == "folder":
         _plan_folder(p)
     elif not source.path.is_dir():
