@@ -26,7 +26,7 @@ from pathlib import Path
 
 from dreaming.errors import GitError, TranscriptError
 from dreaming.ledger import Ledger, conversations, raw_files
-from dreaming.ledger.conversations import Superseded, messages_sha
+from dreaming.ledger.conversations import Superseded
 from dreaming.ledger.raw_files import RawFile
 from dreaming.raw import read_transcript
 from dreaming.raw.common import MAX_BYTES
@@ -253,12 +253,8 @@ def _read(vault: Vault, seen: _Seen, max_bytes: int) -> list[Conversation] | str
 def _held(conv: Conversation, kept: list[Conversation]) -> bool:
     """Whether a conversation in `kept` has every message of `conv`, in order, from its start."""
     n = len(conv.messages)
-    digest = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
-    return any(
-        len(k.messages) >= n
-        and messages_sha((m.role, m.text, m.timestamp) for m in k.messages[:n]) == digest
-        for k in kept
-    )
+    # Messages compare by role, text and time: the first difference ends the comparison.
+    return any(tuple(k.messages[:n]) == tuple(conv.messages) for k in kept)
 
 
 def _remove(vault: Vault, ledger: Ledger, c: _Checked, report: ReclaimReport) -> None:

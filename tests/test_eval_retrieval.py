@@ -4,6 +4,8 @@ pending rows, and drafts from a real vault through the real Reader."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -255,6 +257,21 @@ def test_an_mcp_server_that_cannot_start_says_why_in_one_line(tmp_path: Path) ->
         McpTools(Vault(tmp_path / "gone")),
     ):
         pass
+
+
+def test_an_mcp_server_that_dies_mid_session_is_one_clear_error(vault: Vault) -> None:
+    fill(vault)
+    with McpTools(vault) as tools:
+        assert tools.resolve_stems("WebSearch") == ["WebSearch"]
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                command = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"mcp" in command and os.fsencode(vault.root) in command:
+                os.kill(int(proc.name), signal.SIGKILL)
+        with pytest.raises(McpError, match=r"^`dreaming mcp` stopped answering \(resolve\)"):
+            tools.resolve("URLs")
 
 
 # ---------------------------------------------------------------- propose

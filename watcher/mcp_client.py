@@ -110,9 +110,14 @@ class McpTools:
         """One tool call; its Result as the agent received it."""
         if self._client is None:
             raise McpError("the MCP session is not open")
-        answer: CallToolResult = asyncio.run_coroutine_threadsafe(
-            self._client.call_tool(tool, args), self._loop
-        ).result(CALL_SECONDS)
+        try:
+            answer: CallToolResult = asyncio.run_coroutine_threadsafe(
+                self._client.call_tool(tool, args), self._loop
+            ).result(CALL_SECONDS)
+        except Exception as e:
+            # The child died or hung (the SDK's errors are its own): one line, no traceback.
+            why = self._said() or f"{type(e).__name__}: {e}"
+            raise McpError(f"`dreaming mcp` stopped answering ({tool}): {why}") from None
         text = "".join(b.text for b in answer.content if isinstance(b, TextContent))
         if answer.is_error or not answer.structured_content:
             return Result(tool, text, {"error": True})

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
 from dreaming.ledger.connection import Ledger
 
 ImportKind = Literal["file", "conversation", "export"]
 """file: a source file copied as it is; conversation: one conversation of a ChatGPT export,
 written as a file of its own; export: a ChatGPT export read to its end."""
-IMPORT_KINDS: tuple[ImportKind, ...] = get_args(ImportKind)
 
 
 @dataclass(frozen=True, slots=True)
