@@ -31,7 +31,7 @@ from dreaming.ledger.imports import Imported
 from dreaming.raw.common import MAX_BYTES
 from dreaming.vault import Vault
 from dreaming.vault.lock import import_lock
-from dreaming.vault.raw_folder import leaves_vault, not_a_candidate
+from dreaming.vault.raw_folder import earlier_state, leaves_vault, not_a_candidate
 
 STAGING = "import"
 """The folder in `.dreaming/` where copies are written before they are renamed into Raw/."""
@@ -366,11 +366,7 @@ class _Copier:
             return True
         if st.st_size > item.size or item.path is None:
             return False
-        with path.open("rb") as mine, item.path.open("rb") as theirs:
-            for block in iter(lambda: mine.read(1 << 20), b""):
-                if theirs.read(len(block)) != block:
-                    return False
-        return True
+        return earlier_state(path, item.path) is not None
 
     def _flush(self) -> None:
         if not self.batch:

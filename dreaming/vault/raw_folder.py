@@ -80,7 +80,7 @@ def import_into_raw(vault: Vault, path: Path, max_bytes: int = MAX_BYTES) -> Pat
                 if not target.exists():
                     os.replace(tmp, target)
                     return target
-            state = _earlier_state(target, tmp)
+            state = earlier_state(target, tmp)
             if state == "same":
                 return target
             if state == "earlier":
@@ -105,7 +105,7 @@ def _durable_copy(src: Path, folder: Path) -> Path:
     return Path(name)
 
 
-def _earlier_state(target: Path, copy: Path) -> str | None:
+def earlier_state(target: Path, copy: Path) -> str | None:
     """ "same" when `target` holds what `copy` holds, "earlier" when it holds a shorter
     start of it (the same file copied before it grew), else None. Links never match."""
     if target.is_symlink() or not target.is_file():
