@@ -9,12 +9,12 @@ written back with the file's own indent.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
+from dreaming.capture.hook import host_home
 from dreaming.capture.hostfile import (
     Change,
     HookError,
@@ -34,8 +34,7 @@ the hook returns in milliseconds, this is room for a very large session on a slo
 
 def default_path() -> Path:
     """`$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`."""
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(base).expanduser() if base else Path.home() / ".claude") / "settings.json"
+    return host_home("claude-code") / "settings.json"
 
 
 def install(path: Path, argv: list[str]) -> Change:

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from dreaming.capture.hook import codex_home
+from dreaming.capture.hook import host_home
 from dreaming.capture.hostfile import (
     Change,
     HookError,
@@ -34,7 +34,7 @@ _TABLE = re.compile(r"^[ \t]*\[")
 
 
 def default_path() -> Path:
-    return codex_home() / "config.toml"
+    return host_home("codex") / "config.toml"
 
 
 def install(path: Path, argv: list[str]) -> Change:

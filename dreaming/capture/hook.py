@@ -34,7 +34,7 @@ from pathlib import Path
 # cost every firing a few milliseconds of the host's time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import BinaryIO
 
 HOSTS = ("claude-code", "codex", "pi")
@@ -179,10 +179,21 @@ def _part(name: str) -> str:
     return name
 
 
-def codex_home() -> Path:
-    """Where Codex keeps its files: `$CODEX_HOME`, else `~/.codex`."""
-    home = os.environ.get("CODEX_HOME")
-    return Path(home).expanduser() if home else Path.home() / ".codex"
+HOST_HOMES = {
+    "claude-code": ("CLAUDE_CONFIG_DIR", ".claude"),
+    "codex": ("CODEX_HOME", ".codex"),
+    "pi": ("PI_CODING_AGENT_DIR", ".pi/agent"),
+}
+"""Each host's own folder: the variable that moves it, else its place under `~`. The one
+table the hook, its installers and `dreaming import` read (here: the hook imports no
+other module of dreaming)."""
+
+
+def host_home(host: str, env: Mapping[str, str] | None = None) -> Path:
+    """Where `host` keeps its files (settings, sessions)."""
+    variable, default = HOST_HOMES[host]
+    own = (os.environ if env is None else env).get(variable)
+    return Path(own).expanduser() if own else Path.home() / default
 
 
 def _codex(payload: dict[str, object]) -> list[Copy]:
@@ -191,7 +202,7 @@ def _codex(payload: dict[str, object]) -> list[Copy]:
     thread = payload.get("thread-id")
     if not isinstance(thread, str) or not _UUID.fullmatch(thread):
         raise Skip(f"thread-id {thread!r} is not a Codex thread id; nothing copied")
-    sessions = codex_home() / "sessions"
+    sessions = host_home("codex") / "sessions"
     found = codex_rollouts(sessions, thread)
     if not found:
         raise Skip(f"no rollout-*-{thread}.jsonl under {sessions}; nothing copied")

@@ -11,9 +11,9 @@ releases), so any pi that loads extensions loads it, and node can run it in a te
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+from dreaming.capture.hook import host_home
 from dreaming.capture.hostfile import (
     Change,
     HookError,
@@ -64,9 +64,7 @@ export default function (pi) {
 
 def default_path() -> Path:
     """`$PI_CODING_AGENT_DIR/extensions/…`, else `~/.pi/agent/extensions/dreaming-capture.ts`."""
-    base = os.environ.get("PI_CODING_AGENT_DIR")
-    agent = Path(base).expanduser() if base else Path.home() / ".pi" / "agent"
-    return agent / "extensions" / NAME
+    return host_home("pi") / "extensions" / NAME
 
 
 def render(argv: list[str]) -> str:

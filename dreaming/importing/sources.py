@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from dreaming.capture.hook import host_home
 from dreaming.errors import SourceError
 from dreaming.importing.chatgpt_export import Export, json_export, zip_export
 from dreaming.importing.item import Item
@@ -25,12 +26,8 @@ from dreaming.raw.detect import HEAD_BYTES, detect
 
 SourceKind = Literal["claude-code", "codex", "pi", "chatgpt", "folder", "file"]
 NAMED_KINDS: tuple[SourceKind, ...] = ("claude-code", "codex", "pi")
-NAMED: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    # name: (variable naming the host's own folder, its default under $HOME, subfolder)
-    "claude-code": ("CLAUDE_CONFIG_DIR", ".claude", ("projects",)),
-    "codex": ("CODEX_HOME", ".codex", ("sessions",)),
-    "pi": ("PI_CODING_AGENT_DIR", ".pi/agent", ("sessions",)),
-}
+SESSIONS = {"claude-code": "projects", "codex": "sessions", "pi": "sessions"}
+"""Where in each host's own folder (`capture.hook.host_home`) its sessions are."""
 # What each host keeps in its session folder beside its sessions is not read.
 _TAKEN: dict[str, tuple[str, ...]] = {
     "claude-code": (".jsonl", ".meta.json"),  # sessions, subagents and their sidecars
@@ -115,10 +112,7 @@ def _named(name: str) -> SourceKind | None:
 
 
 def default_root(name: str, env: Mapping[str, str]) -> Path:
-    variable, home_dir, sub = NAMED[name]
-    own = env.get(variable)
-    base = Path(own).expanduser() if own else Path.home() / home_dir
-    return base.joinpath(*sub).absolute()
+    return (host_home(name, env) / SESSIONS[name]).absolute()
 
 
 def plan(source: Source, vault: Path | None = None) -> Plan:
