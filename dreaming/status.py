@@ -14,6 +14,8 @@ from dreaming.ledger import (
     work,
 )
 from dreaming.ledger.runs import RunKind, RunStatus
+from dreaming.reclaimable import examine
+from dreaming.vault import Vault
 
 
 class SourceDoc(TypedDict):
@@ -37,7 +39,7 @@ class FileNoteDoc(TypedDict):
 class ReclaimableDoc(TypedDict):
     file: str
     superseded_by: str
-    """The files that hold its conversations in full, comma-separated."""
+    """The file that holds every byte of it."""
     bytes: int
     """Its size when it was last ingested: what `dreaming reclaim` would free."""
 
@@ -85,7 +87,6 @@ class StatusDoc(TypedDict):
     files: FilesDoc
     failed: list[FileNoteDoc]
     pending: list[FileNoteDoc]
-    reclaimable: list[ReclaimableDoc]
     redactions: int
     articles: int
     backlog: int
@@ -100,6 +101,12 @@ class StatusDoc(TypedDict):
     line a page not in force, saying what to fix and what is in force instead."""
     watcher: NotRequired[dict[str, Any]]
     """Added by the command: the watcher's heartbeat (watcher/heartbeat.py), `running`."""
+    reclaimable: NotRequired[list[ReclaimableDoc]]
+    """Added by the command, which reads the Raw files (`reclaimable`): what `dreaming
+    reclaim` would remove now."""
+    reclaim_kept: NotRequired[list[FileNoteDoc]]
+    """Added by the command: the files the ledger calls superseded that `dreaming reclaim`
+    would keep, each with why (bytes no newer copy holds, a change since ingest)."""
 
 
 def status(ledger: Ledger) -> StatusDoc:
@@ -122,7 +129,6 @@ def status(ledger: Ledger) -> StatusDoc:
         },
         "failed": _notes(ledger, "failed"),
         "pending": _notes(ledger, "pending"),
-        "reclaimable": reclaimable(ledger),
         "redactions": raw_files.redactions(ledger),
         "articles": article_index.count(ledger),
         "backlog": work.backlog(ledger),
@@ -179,19 +185,16 @@ def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, UsageDoc
     }
 
 
-def reclaimable(ledger: Ledger) -> list[ReclaimableDoc]:
-    """Raw files whose every conversation is an exact or prefix copy held by another file.
-
-    Such a file adds nothing: `dreaming reclaim` removes it (seed 003's reclaim).
-    """
+def reclaimable(ledger: Ledger, vault: Vault) -> tuple[list[ReclaimableDoc], list[FileNoteDoc]]:
+    """The Raw files `dreaming reclaim` would remove now (a newer copy holds every byte
+    of each), and the ones the ledger calls superseded that it would keep, with why:
+    `dreaming.reclaimable.examine` decides both, on disk."""
     found: list[ReclaimableDoc] = []
+    kept: list[FileNoteDoc] = []
     for s in conversations.superseded(ledger):
-        row = raw_files.get(ledger, s.path)
-        found.append(
-            {
-                "file": s.path,
-                "superseded_by": ", ".join(s.holders),
-                "bytes": 0 if row is None else row.size,
-            }
-        )
-    return found
+        held = examine(vault, ledger, s)
+        if isinstance(held, str):
+            kept.append({"file": s.path, "reason": held})
+        else:
+            found.append({"file": s.path, "superseded_by": held.holder, "bytes": held.freed})
+    return found, kept

@@ -155,6 +155,61 @@ def test_a_longer_transcript_replaces_the_copy_and_a_shorter_one_never_does(
     assert "a longer copy" in said[2]
 
 
+def test_a_copy_holding_other_bytes_is_kept_and_the_session_lands_beside_it(
+    vault: Vault, tmp_path: Path
+) -> None:
+    session = tmp_path / "home" / ".claude" / "projects" / "-notes" / "s1.jsonl"
+    session.parent.mkdir(parents=True)
+    session.write_text(record(1) + record(2))
+    copy = vault.raw / "claude-code" / "-notes" / "s1.jsonl"
+    copy.parent.mkdir(parents=True)
+    # An earlier copy whose record differs where a reader does not look (the cwd).
+    theirs = record(1).replace("/home/ada/src/notes", "/home/ada/elsewhere")
+    copy.write_text(theirs)
+
+    fire_claude(vault.root, session_end(session), tmp_path)
+    beside = copy.with_name("s1-1.jsonl")
+    assert copy.read_text() == theirs
+    assert beside.read_text() == record(1) + record(2)
+    session.write_text(record(1) + record(2) + record(3))
+    fire_claude(vault.root, session_end(session), tmp_path)
+    assert copy.read_text() == theirs
+    assert beside.read_text() == record(1) + record(2) + record(3)
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["s1-1.jsonl", "s1.jsonl"]
+    said = hook_log(vault.root)
+    assert "copied (" in said[0]
+    assert "as s1-1.jsonl: s1.jsonl holds other bytes" in said[0]
+
+
+def test_a_copy_of_the_same_size_with_other_bytes_is_not_taken_for_the_session(
+    vault: Vault, tmp_path: Path
+) -> None:
+    session = tmp_path / "home" / ".claude" / "projects" / "-notes" / "s1.jsonl"
+    session.parent.mkdir(parents=True)
+    session.write_text(record(1))
+    copy = vault.raw / "claude-code" / "-notes" / "s1.jsonl"
+    copy.parent.mkdir(parents=True)
+    theirs = record(2)
+    copy.write_text(theirs)
+    fire_claude(vault.root, session_end(session), tmp_path)
+    assert copy.read_text() == theirs
+    assert copy.with_name("s1-1.jsonl").read_text() == record(1)
+
+
+def test_a_subagent_sidecar_holding_other_bytes_is_kept(vault: Vault, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    folder = claude_projects(home)
+    side = f"{SESSION}/subagents/agent-a1b2c3d4e5f607182.meta.json"
+    copy = vault.raw / "claude-code" / PROJECT / side
+    copy.parent.mkdir(parents=True)
+    mine = b'{"agentType": "general-purpose", "description": "My own words"}'
+    copy.write_bytes(mine)
+    fire_claude(vault.root, session_end(folder / f"{SESSION}.jsonl"), home)
+    assert copy.read_bytes() == mine
+    beside = copy.with_name("agent-a1b2c3d4e5f607182-1.meta.json")
+    assert beside.read_bytes() == (folder / side).read_bytes()
+
+
 def test_a_line_still_being_written_waits_for_the_next_firing(vault: Vault, tmp_path: Path) -> None:
     session = tmp_path / "home" / ".claude" / "projects" / "-notes" / "s2.jsonl"
     session.parent.mkdir(parents=True)

@@ -265,6 +265,25 @@ def test_a_longer_copy_the_hook_landed_meanwhile_is_not_replaced(
     assert report.sources[0].copied == 0
 
 
+def test_a_different_copy_landed_meanwhile_is_not_replaced(
+    vault: Vault, ledger: Ledger, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude_projects(home, {"-p": 1})
+    target = vault.raw / "claude-code" / f"-p/{session_id(1)}.jsonl"
+    mine = b"## user\n\nmy own notes\n"
+    flush = copier_module._Copier._flush
+
+    def written_first(self: copier_module._Copier) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(mine)
+        flush(self)
+
+    monkeypatch.setattr(copier_module._Copier, "_flush", written_first)
+    report = do_import(vault, ledger, "claude-code")
+    assert target.read_bytes() == mine
+    assert report.sources[0].copied == 0
+
+
 def test_a_source_whose_name_is_not_utf8_is_refused(tmp_path: Path) -> None:
     odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.jsonl")
     Path(odd).write_text(claude_session(session_id(1)), encoding="utf-8")

@@ -100,18 +100,33 @@ def test_two_different_conversations_under_one_id_both_land(
     assert len(raw_files(vault.root)) == 2
 
 
-def test_a_later_export_replaces_only_the_conversations_that_changed(
+def test_a_later_export_adds_only_the_conversations_that_changed_beside_their_copies(
     vault: Vault, ledger: Ledger, tmp_path: Path
 ) -> None:
     first = [chatgpt_conversation(1, MAY_2025), chatgpt_conversation(2, MAY_2025)]
     do_import(vault, ledger, str(chatgpt_zip(tmp_path / "first.zip", first)))
+    before = raw_files(vault.root)
     later = [chatgpt_conversation(1, MAY_2025, turns=3), chatgpt_conversation(2, MAY_2025)]
     report = do_import(vault, ledger, str(chatgpt_zip(tmp_path / "later.zip", later)))
     assert (report.copied, report.sources[0].unchanged) == (1, 1)
-    assert len(raw_files(vault.root)) == 2
+    after = raw_files(vault.root)
+    assert len(after) == 3
+    # The older copy holds bytes the new one lacks (its update_time): it stays.
+    assert {k: after[k] for k in before} == before
     grown = stored.get(ledger, session_id(1))
     assert grown is not None
     assert grown.message_count == 6
+
+
+def test_a_conversation_renamed_in_a_later_export_keeps_its_old_title_in_raw(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    chat = chatgpt_conversation(1, MAY_2025)
+    do_import(vault, ledger, str(chatgpt_zip(tmp_path / "first.zip", [chat])))
+    renamed = chat | {"title": "Bread, as I call it now"}
+    do_import(vault, ledger, str(chatgpt_zip(tmp_path / "later.zip", [renamed])))
+    titles = sorted(json.loads(data)[0]["title"] for data in raw_files(vault.root).values())
+    assert titles == ["Bread, as I call it now", "Chat 1"]
 
 
 def test_since_compares_each_conversations_last_change(

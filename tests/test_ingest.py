@@ -1,13 +1,14 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from dreaming.errors import TranscriptError
-from dreaming.ledger import Ledger
-from dreaming.status import status
+from dreaming.ledger import Ledger, conversations
+from dreaming.status import reclaimable, status
 from dreaming.vault import Vault
 from stages.ingest import ingest
 from tests.support import drop, raw_note
@@ -104,11 +105,12 @@ def test_a_half_written_jsonl_is_left_pending_not_half_ingested(
 
 def test_a_copy_of_a_shorter_version_is_reported_for_reclaim(vault: Vault, ledger: Ledger) -> None:
     old = drop(vault, "old/bread.md", TALK)
-    drop(vault, "new/bread.md", TALK + "## user\n\nAnd rolls?\n\n")
+    new = drop(vault, "new/bread.md", TALK + "## user\n\nAnd rolls?\n\n")
+    for path in (old, new):  # written an hour ago: no longer being written
+        os.utime(path, (time.time() - 3600,) * 2)
     ingest(vault, ledger)
-    doc = status(ledger)
-    assert doc["conversations"] == 1
-    assert doc["reclaimable"] == [
+    assert status(ledger)["conversations"] == 1
+    assert reclaimable(ledger, vault)[0] == [
         {
             "file": "Raw/old/bread.md",
             "superseded_by": "Raw/new/bread.md",
@@ -155,7 +157,7 @@ def test_a_file_deleted_from_raw_is_forgotten_but_its_conversation_kept(
     doc = status(ledger)
     assert report.removed == 1
     assert doc["files"]["total"] == 1
-    assert doc["reclaimable"] == []
+    assert conversations.superseded(ledger) == []
     assert doc["conversations"] == 1
     held = ledger.db.execute("SELECT file FROM conversations").fetchone()[0]
     assert held == vault.rel(copy)

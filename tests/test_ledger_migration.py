@@ -171,7 +171,7 @@ def test_the_migrated_ledger_reads_as_before(migrated: Ledger) -> None:
     assert (doc["conversations"], doc["messages"], doc["articles"]) == (2, 4, 2)
     assert doc["files"] == {"total": 5, "ok": 2, "empty": 1, "failed": 1, "pending": 1}
     assert doc["model_usage"]["extract"]["calls"] == 2
-    assert doc["reclaimable"] == []
+    assert conversations.superseded(migrated) == []
     held = conversations.get(migrated, "0a1b2c3d")
     assert held is not None
     assert held.file == "Raw/a.jsonl"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from click.testing import CliRunner
@@ -35,6 +36,9 @@ def busy_vault(vault: Vault, ledger: Ledger) -> None:
     talk = raw_note(("user", "How do I keep bread?"), ("assistant", "Freeze it."))
     (vault.raw / "old").mkdir()
     (vault.raw / "old" / "bread.md").write_text(talk)
+    os.utime(vault.raw / "old" / "bread.md", (1_000_000_000, 1_000_000_000))  # reclaimable
+    (vault.raw / "new").mkdir()
+    (vault.raw / "new" / "bread.md").write_text(talk)  # kept: written moments ago
     (vault.raw / "bread.md").write_text(talk + "## user\n\nAnd rolls?\n\n")
     (vault.raw / "bad.json").write_text("{not json")
     ingest(vault, ledger)
@@ -55,9 +59,12 @@ def test_the_status_document_has_the_declared_keys(vault: Vault, ledger: Ledger)
     assert {k for s in doc["sources"].values() for k in s} == keys(SourceDoc)
     assert {k for f in doc["failed"] for k in f} == keys(FileNoteDoc)
     assert {k for r in doc["reclaimable"] for k in r} == keys(ReclaimableDoc)
+    assert {k for r in doc["reclaim_kept"] for k in r} == keys(FileNoteDoc)
     assert set(doc["last_run"]) == keys(RunDoc)
     assert {k for u in doc["model_usage"].values() for k in u} == keys(UsageDoc)
 
 
 def test_only_what_the_command_reads_outside_the_ledger_is_optional() -> None:
-    assert StatusDoc.__optional_keys__ == frozenset({"vault", "policy_problems", "watcher"})
+    assert StatusDoc.__optional_keys__ == frozenset(
+        {"vault", "policy_problems", "watcher", "reclaimable", "reclaim_kept"}
+    )

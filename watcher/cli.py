@@ -97,11 +97,13 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
     from dreaming.policy import policy_problems
+    from dreaming.status import reclaimable
     from dreaming.status import status as get_status
 
     app = command_app(vault_path)
     doc = get_status(app.ledger)
     doc["vault"] = str(app.vault.root)
+    doc["reclaimable"], doc["reclaim_kept"] = reclaimable(app.ledger, app.vault)
     doc["policy_problems"] = policy_problems(app.vault)
     doc["watcher"] = watcher_doc(app.vault)
     if as_json:
@@ -373,13 +375,16 @@ def _print_status(doc: StatusDoc) -> None:
         out.print(f"  [red]failed[/] {_name(f['file'])}: {_name(f['reason'] or '')}")
     for f in doc["pending"]:
         out.print(f"  [yellow]pending[/] {_name(f['file'])}: {_name(f['reason'] or '')}")
-    for r in doc["reclaimable"]:
+    reclaimable = doc.get("reclaimable", [])
+    for r in reclaimable:
         out.print(
             f"  [dim]reclaimable[/] {_name(r['file'])} (held in full by "
             f"{_name(r['superseded_by'])})"
         )
-    if doc["reclaimable"]:
-        freed = sum(r["bytes"] for r in doc["reclaimable"])
+    for k in doc.get("reclaim_kept", []):
+        out.print(f"  [dim]kept[/] {_name(k['file'])}: {_name(k['reason'] or '')}")
+    if reclaimable:
+        freed = sum(r["bytes"] for r in reclaimable)
         again = f"dreaming reclaim --vault {shlex.quote(shown(doc['vault']))}"
         out.print(f"  {again} removes them ({freed:,} bytes); --dry-run lists first", markup=False)
     if doc["backlog"]:

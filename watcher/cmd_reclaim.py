@@ -21,18 +21,15 @@ if TYPE_CHECKING:
 @click.option("--dry-run", is_flag=True, help="List what would be removed; remove nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def reclaim(vault_path: Path | None, dry_run: bool, as_json: bool) -> None:
-    """Remove superseded Raw files: older copies of sessions a newer file holds in full.
+    """Remove superseded Raw files: older copies whose every byte a newer file holds.
 
-    Every conversation and citation stays: the newer file holds each message. A file
-    that changed since it was ingested, or is not all in a newer copy, is kept."""
+    Every conversation and citation stays: the newer file holds each byte. A file that
+    changed since it was ingested, or holds bytes no newer copy has, is kept, saying why."""
     from stages.reclaim import reclaim as run_reclaim
 
     app = command_app(vault_path)
-    limit = app.settings.max_raw_file_mb * 1024 * 1024
     with file_bar("reclaim") if not as_json else contextlib.nullcontext() as progress:
-        report = run_reclaim(
-            app.vault, app.ledger, dry_run=dry_run, progress=progress, max_file_bytes=limit
-        )
+        report = run_reclaim(app.vault, app.ledger, dry_run=dry_run, progress=progress)
     if as_json:
         click.echo(json.dumps(reclaim_doc(report), indent=2, sort_keys=True))
     else:

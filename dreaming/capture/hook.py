@@ -11,7 +11,10 @@ and never an error the host shows or waits on. Nothing here waits on a lock.
 
 A copy holds the transcript's complete lines only (a line still being written is left for
 the next firing), lands by rename (never seen half-written) and only ever replaces a
-shorter copy of the same session, so a session fired twice is one file in Raw/.
+copy whose bytes are a start of it (the same session copied before it grew), so a
+session fired twice is one file in Raw/. A file there holding other bytes (a copy that
+differs, an edit of the person's) is never replaced: the session lands beside it, as
+`<name>-1.jsonl`, which later firings then bring up to date.
 
 HOST is `claude-code` (the hook's JSON on stdin: `transcript_path`, `session_id`,
 `hook_event_name`), `codex` (the `notify` JSON as the last argument: `thread-id`; the
@@ -253,8 +256,9 @@ def _capture(vault: Path, copies: list[Copy]) -> str:
 
 
 def copy_lines(src: Path, dest: Path) -> tuple[int, str]:
-    """Copy the complete lines of `src` over `dest` when they are more than `dest` holds:
-    (bytes copied, what happened in words). The copy lands by rename, never half-written."""
+    """Copy the complete lines of `src` into Raw/ at `dest`, or beside it when `dest` holds
+    other bytes: (bytes copied, what happened in words). The copy lands by rename, never
+    half-written."""
     # Non-blocking: a FIFO put where the transcript was must not hang the hook.
     fd = os.open(src, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -267,35 +271,92 @@ def copy_lines(src: Path, dest: Path) -> tuple[int, str]:
         size = complete_lines(fd, st.st_size)
         if size == 0:
             return 0, "no complete line yet; nothing copied"
-        have = _size(dest)
-        if have == size:
-            return 0, f"already captured ({size} bytes)"
-        if have > size:
-            return 0, f"a longer copy ({have} bytes) is kept; nothing copied"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        _replace(dest, size, lambda out: _copy_range(fd, out, size))
+        found = _place(dest, lambda at, n: os.pread(fd, n, at), size)
+        if found is None:
+            return 0, f"{dest.name} and {BESIDE - 1} names beside it hold other bytes; skipped"
+        target, state, seen = found
+        where = "" if target == dest else f" as {target.name}: {dest.name} holds other bytes"
+        if state == "same":
+            return 0, f"already captured ({size} bytes){where}"
+        if state == "longer":
+            return 0, f"a longer copy ({_size(target)} bytes){where} is kept; nothing copied"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not _replace(target, seen, lambda out: _copy_range(fd, out, size)):
+            return 0, f"{target.name} changed while it was copied; the next firing copies it"
     finally:
         os.close(fd)
-    return size, f"copied ({size} bytes)"
+    return size, f"copied ({size} bytes){where}"
 
 
 def copy_whole(src: Path, dest: Path) -> None:
-    """A small sidecar (`agent-*.meta.json`): copied whole when it differs."""
+    """A small sidecar (`agent-*.meta.json`): copied whole, at `dest` or beside it when
+    `dest` holds other bytes."""
     data = src.read_bytes()[: MAX_PAYLOAD + 1]
     if len(data) > MAX_PAYLOAD:
         return
+    found = _place(dest, lambda at, n: data[at : at + n], len(data))
+    if found is not None and found[1] in ("free", "earlier"):
+        found[0].parent.mkdir(parents=True, exist_ok=True)
+        _replace(found[0], found[2], lambda out: _write_all(out, data))
+
+
+BESIDE = 100
+"""How many names beside a copy holding other bytes are tried (`name-1.jsonl` …)."""
+Key = tuple[int, int, int]
+"""What a file in Raw/ was when it was compared: inode, size, mtime."""
+
+
+def _place(
+    dest: Path, read: Callable[[int, int], bytes], size: int
+) -> tuple[Path, str, Key | None] | None:
+    """Where `size` bytes (`read(offset, count)` gives them) go: the first of `dest`,
+    `<stem>-1<suffix>`, … that is free or holds a start of them, all of them or more:
+    (that path, "free" | "earlier" | "same" | "longer", what it was); None when none of
+    them is. A file holding other bytes (an older copy that differs, the person's edit)
+    is never replaced."""
+    stem, suffix = _split(dest.name)
+    for n in range(BESIDE):
+        target = dest if n == 0 else dest.with_name(f"{stem}-{n}{suffix}")
+        try:
+            st = os.lstat(target)
+        except (FileNotFoundError, NotADirectoryError):
+            return target, "free", None
+        if stat.S_ISREG(st.st_mode):
+            state = _against(target, read, size)
+            if state is not None:
+                return target, state, (st.st_ino, st.st_size, st.st_mtime_ns)
+    return None
+
+
+def _split(name: str) -> tuple[str, str]:
+    """(stem, suffix) of a file name; a subagent's sidecar keeps its two-part suffix."""
+    if name.endswith(".meta.json") and len(name) > len(".meta.json"):
+        return name[: -len(".meta.json")], ".meta.json"
+    stem, suffix = os.path.splitext(name)
+    return stem, suffix
+
+
+def _against(target: Path, read: Callable[[int, int], bytes], size: int) -> str | None:
+    """How `target`'s bytes stand against the `size` bytes `read` gives: "earlier" (a
+    start of them), "same", "longer" (they are a start of it), else None."""
+    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        if dest.read_bytes() == data:
-            return
-    except FileNotFoundError:
-        pass
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    _replace(dest, -1, lambda out: _write_all(out, data))
+        have = os.fstat(fd).st_size
+        at = 0
+        while at < min(have, size):
+            n = min(_BLOCK, min(have, size) - at)
+            if os.pread(fd, n, at) != read(at, n):
+                return None
+            at += n
+    finally:
+        os.close(fd)
+    return "same" if have == size else ("earlier" if have < size else "longer")
 
 
-def _replace(dest: Path, size: int, fill: Callable[[int], None]) -> None:
+def _replace(dest: Path, seen: Key | None, fill: Callable[[int], None]) -> bool:
     """Write a hidden temp file beside `dest` with `fill(fd)`, flush it, rename it over
-    `dest` — unless a copy at least `size` bytes long landed meanwhile."""
+    `dest` — only while `dest` is still what was compared (`seen`; None: nothing), so a
+    copy that landed meanwhile is never replaced unseen. Whether it was renamed."""
     out, name = _temp(dest)
     try:
         try:
@@ -303,13 +364,22 @@ def _replace(dest: Path, size: int, fill: Callable[[int], None]) -> None:
             os.fsync(out)
         finally:
             os.close(out)
-        if size >= 0 and _size(dest) >= size:
+        if _key(dest) != seen:
             os.unlink(name)
-            return
+            return False
         os.replace(name, dest)
     except BaseException:
         _discard(name)
         raise
+    return True
+
+
+def _key(path: Path) -> Key | None:
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _temp(dest: Path) -> tuple[int, Path]:

@@ -6,8 +6,9 @@ disk with one `sync`, renamed into place, flushed again, handed to `on_batch` (I
 and recorded. So a killed import leaves whole files in Raw/ or none, and the next one
 skips what the cursor holds and copies the rest again to the same names: every file
 once. A source file whose size or mtime changed since it was copied (a session that
-went on) is copied again over its older copy when that copy is its start, else beside
-it. One import per vault at a time (`.dreaming/import.lock`).
+went on), or a conversation whose bytes changed, is copied again over its older copy
+when that copy is its start, byte for byte, else beside it. One import per vault at a
+time (`.dreaming/import.lock`).
 """
 
 from __future__ import annotations
@@ -323,9 +324,10 @@ class _Copier:
 
     def _target(self, item: Item, row: Imported | None) -> str:
         """Where the copy goes: its older copy's place when that copy is an earlier state
-        of it, else the wanted path or the first free `name-N` beside it."""
+        of it (byte for byte: a conversation's older copy never is, unless identical, so a
+        changed one lands beside it), else the wanted path or the first free `name-N`."""
         if row is not None and row.target:
-            if item.kind == "conversation" or self._earlier(row.target, item):
+            if self._earlier(row.target, item):
                 return row.target
             return self._free(row.target, item)
         return self._free(f"Raw/{item.source}/{item.rel}", item)
@@ -382,12 +384,21 @@ class _Copier:
                     # A link in Raw/ (Raw/claude-code → ~/.claude/projects, say) would land
                     # the copy outside the vault, over the host's own file.
                     raise OSError(errno.EXDEV, "a link in Raw/ leads out of the vault", s.final)
-                if _size(s.final) > s.row.size:
-                    # A longer copy (the capture hook's) landed since this one was planned.
+                if _size(s.final) >= 0 and earlier_state(s.final, s.temp) is None:
+                    # A file landed there since this copy was planned, and it is no start
+                    # of it: never replaced. Not recorded, so the next import copies this
+                    # one again (beside it), unless it holds this one (the hook's longer copy).
+                    holds = earlier_state(s.temp, s.final) is not None
                     s.temp.unlink(missing_ok=True)
                     s.report.copied -= 1
                     s.report.copied_bytes -= s.row.size
-                    s.report.unchanged += 1
+                    if holds:
+                        s.report.unchanged += 1
+                    else:
+                        s.report.failed.append(
+                            f"{s.row.target}: another file landed there while the import ran; "
+                            "it is kept: import again to copy this one beside it"
+                        )
                     continue
                 self._make_folder(s.final.parent)
                 os.replace(s.temp, s.final)

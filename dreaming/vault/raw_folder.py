@@ -6,6 +6,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from dreaming.errors import TranscriptError
@@ -13,6 +14,7 @@ from dreaming.raw import too_large
 from dreaming.raw.common import MAX_BYTES
 from dreaming.vault import Vault
 
+_BLOCK = 1 << 20
 _SKIP_NAMES = {"README.md", ".DS_Store", "Thumbs.db", "desktop.ini"}
 
 
@@ -105,6 +107,59 @@ def _durable_copy(src: Path, folder: Path) -> Path:
     return Path(name)
 
 
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """How one file's bytes stand against the start of another's."""
+
+    sha256: str
+    """Of the first file's bytes as read."""
+    size: int
+    """How many bytes the first file holds."""
+    line: int | None
+    """None when every byte of the first file starts the second; else the line (from 1)
+    of the first file where the two part."""
+    past_end: bool
+    """The second file ends there (it holds a shorter start of that line, or none)."""
+
+
+def byte_prefix(first: Path, second: Path) -> Prefix:
+    """Whether `first`'s bytes are the start of `second`'s (all of it included), read a
+    block at a time: memory stays a block or two whatever the sizes, and `second` is read
+    no further than `first` is long."""
+    sha = hashlib.sha256()
+    size = newlines = 0
+    line: int | None = None
+    past_end = False
+    with first.open("rb") as a, second.open("rb") as b:
+        for chunk in iter(lambda: a.read(_BLOCK), b""):
+            sha.update(chunk)
+            size += len(chunk)
+            if line is not None:
+                continue  # parted already: the rest is read only for its checksum
+            theirs = b.read(len(chunk))
+            if theirs == chunk:
+                newlines += chunk.count(b"\n")
+                continue
+            same = _common_length(chunk, theirs)
+            line = newlines + chunk.count(b"\n", 0, same) + 1
+            past_end = same == len(theirs)
+    return Prefix(sha.hexdigest(), size, line, past_end)
+
+
+def _common_length(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share: a binary search of whole-slice compares,
+    which run at memory speed, where a loop over bytes would not."""
+    va, vb = memoryview(a), memoryview(b)
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if va[:mid] == vb[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def earlier_state(target: Path, copy: Path) -> str | None:
     """ "same" when `target` holds what `copy` holds, "earlier" when it holds a shorter
     start of it (the same file copied before it grew), else None. Links never match."""
@@ -113,16 +168,15 @@ def earlier_state(target: Path, copy: Path) -> str | None:
     size = target.stat().st_size
     if size > copy.stat().st_size:
         return None
-    with target.open("rb") as a, copy.open("rb") as b:
-        for chunk in iter(lambda: a.read(1 << 20), b""):
-            if b.read(len(chunk)) != chunk:
-                return None
-        return "earlier" if b.read(1) else "same"
+    found = byte_prefix(target, copy)
+    if found.line is not None:
+        return None
+    return "same" if found.size == copy.stat().st_size else "earlier"
 
 
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+        for chunk in iter(lambda: f.read(_BLOCK), b""):
             h.update(chunk)
     return h.hexdigest()
