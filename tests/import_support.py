@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +108,27 @@ def chatgpt_zip(path: Path, conversations: list[dict[str, Any]], **extra: bytes)
         z.writestr("chat.html", "<html></html>")
         for name, data in extra.items():
             z.writestr(name, data)
+    return path
+
+
+def damaged_zip(path: Path, data: bytes, good: int, tail: bytes) -> Path:
+    """A zip whose conversations.json (`data`, as its declared size says) has a deflate
+    stream that holds only `data[:good]` and then `tail`: b"" a stream cut short, a byte
+    that begins no valid block a corrupt one."""
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = squeeze.compress(data[:good]) + squeeze.flush(zlib.Z_SYNC_FLUSH) + tail
+    name = b"conversations.json"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(name.decode(), b"\0" * len(stream))
+    raw = bytearray(path.read_bytes())
+    # The stored member's bytes follow its 30-byte local header and its name; the same
+    # fields (method, uncompressed size) sit at other offsets in the central directory.
+    raw[30 + len(name) : 30 + len(name) + len(stream)] = stream
+    central = raw.rindex(b"PK\x01\x02")
+    for method_at, size_at in ((8, 22), (central + 10, central + 24)):
+        struct.pack_into("<H", raw, method_at, zipfile.ZIP_DEFLATED)
+        struct.pack_into("<I", raw, size_at, len(data))
+    path.write_bytes(bytes(raw))
     return path
 
 

@@ -205,8 +205,10 @@ def test_an_export_cut_short_keeps_what_came_before_and_says_where(
     report = do_import(vault, ledger, str(path))
     [line] = report.sources[0].failed
     assert line.startswith(f"{path}: not valid JSON at byte ")
-    assert line.endswith("the export is damaged or cut short: download it again (what came "
-                         "before it is imported)")  # fmt: skip
+    assert line.endswith(
+        "the export is damaged or cut short: download it again (1 conversation before that "
+        "point came in, the rest did not)"
+    )
     assert list(raw_files(vault.root)) == [f"chatgpt/2025/05/{session_id(1)}.json"]
 
 

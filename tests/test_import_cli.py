@@ -165,6 +165,46 @@ def test_a_zip_without_conversations_json_is_one_line(vault: Vault, tmp_path: Pa
     ]
 
 
+def test_an_import_where_nothing_landed_says_how_many_and_exits_1(
+    vault: Vault, tmp_path: Path
+) -> None:
+    chats = chatgpt_zip(
+        tmp_path / "export.zip", [chatgpt_conversation(n, MAY_2025) for n in (1, 2)]
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (vault.raw / "chatgpt").symlink_to(outside)
+    run = dreaming(tmp_path, "import", str(chats), "--vault", str(vault.root))
+    assert run.returncode == 1, run.stderr
+    assert "0 copied (0 B), 0 already imported, 2 did not come in (the lines above say why)" in (
+        run.stdout
+    )
+    lines = run.stderr.splitlines()
+    assert len(lines) == 3
+    assert all("a link in Raw/ leads out of the vault" in line for line in lines[:2])
+    assert lines[2] == (
+        "dreaming: not everything came in (2 problems above); fix what they say and run the "
+        "same command again: what came in is not copied twice"
+    )
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
+def test_an_export_that_holds_no_conversation_is_one_line_and_exits_1(
+    vault: Vault, tmp_path: Path, dry_run: tuple[str, ...]
+) -> None:
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("conversations.json", '{"a": 1}')
+    run = dreaming(tmp_path, "import", str(path), "--vault", str(vault.root), *dry_run)
+    assert run.returncode == 1
+    assert run.stderr.splitlines()[0] == (
+        f"dreaming: {path}: not a ChatGPT export (a JSON object that is no conversation: it "
+        "has no mapping); give the export's conversations.json"
+    )
+    assert raw_tree(vault.root) == {}
+
+
 def test_while_a_watcher_runs_the_copies_are_left_to_it(vault: Vault, tmp_path: Path) -> None:
     home = tmp_path / "home"
     claude_projects(home, {"-p": 2})

@@ -98,6 +98,7 @@ def _dry_run(app: App, plans: list[Plan], after: float | None, limit: int) -> No
     for source in report.sources:
         _say_source(source, dry_run=True)
     out.print("dry run: nothing was copied or written", markup=False)
+    _end(report, dry_run=True)
 
 
 def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ingest: bool) -> None:
@@ -155,10 +156,11 @@ def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ing
             "(to start now: dreaming synthesize --limit N)",
             markup=False,
         )
-    _end(report)
+    _end(report, dry_run=False)
 
 
-def _end(report: ImportReport) -> None:
+def _end(report: ImportReport, *, dry_run: bool) -> None:
+    """Exit 130 when stopped, 1 when something did not (or would not) come in."""
     if report.interrupted:
         err.print(
             f"dreaming: stopped after {report.copied} copies; run the same command again "
@@ -166,6 +168,16 @@ def _end(report: ImportReport) -> None:
             markup=False,
         )
         sys.exit(130)
+    if report.problems:
+        above = counted(report.problems, "problem")
+        err.print(
+            f"dreaming: not everything would come in ({above} above); fix what they say first"
+            if dry_run
+            else f"dreaming: not everything came in ({above} above); fix what they say and "
+            "run the same command again: what came in is not copied twice",
+            markup=False,
+        )
+        sys.exit(1)
 
 
 def _say_source(s: SourceReport, *, dry_run: bool) -> None:
@@ -191,6 +203,9 @@ def _say_source(s: SourceReport, *, dry_run: bool) -> None:
         what += f"; {s.skipped} files no reader takes left out"
     verb = "to copy" if dry_run else "copied"
     what += f"; {s.copied} {verb} ({_size(s.copied_bytes)}), {s.unchanged} already imported"
+    if s.missed:
+        what += f", {s.missed} {'would not come' if dry_run else 'did not come'} in "
+        what += "(the lines above say why)"
     out.print(shown(what), markup=False)
 
 

@@ -9,6 +9,11 @@ conversation is longer than it. Each conversation is written as its own file, a 
 one holding its bytes exactly as exported, which the ChatGPT reader reads as it reads
 the whole export (same ids, same messages). A zip is read in place, never extracted: a
 member whose name would leave a folder it is extracted to (zip-slip) refuses the zip.
+
+An export is untrusted input, so what one value may cost is bounded: a conversation
+longer than a transcript may be is refused having read at most that many bytes of it,
+blank space where a conversation should start at most `MAX_GAP`, and a zip is refused
+before it is read when it would unpack to far more than an export compresses to.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
+import lzma
 import os
 import re
 import zipfile
-from collections.abc import Iterator
+import zlib
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,7 +38,16 @@ from dreaming.importing.item import Item
 
 CONVERSATIONS = "conversations.json"
 BLOCK = 1 << 20
-_SPACE = " \t\r\n\ufeff"
+MAX_GAP = 4 << 20
+"""Blank space allowed where a conversation should start (an export has a few bytes)."""
+MAX_RATIO = 200
+"""How many times its compressed size a member may unpack to: JSON text compresses 3 to
+20 times, pretty-printed and repetitive at most about 70; deflate allows about 1,000."""
+BOMB_FLOOR = 16 << 20
+"""A member unpacking to less is read whatever its ratio: it costs little either way."""
+_NOT_BLANK = re.compile("[^ \t\r\n\ufeff]")
+# A damaged stream inside a zip: zipfile lets the decompressor's own errors through.
+_UNPACKING = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError)
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _DECODER = json.JSONDecoder()
 
@@ -61,7 +77,7 @@ class Export:
         try:
             with zipfile.ZipFile(self.path) as z, z.open(self.member) as f:
                 yield f
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError) as e:
+        except (*_UNPACKING, RuntimeError) as e:
             # RuntimeError: an encrypted member; NotImplementedError: an unknown compression.
             raise SourceError(
                 f"{self.path}: {self.member} cannot be unpacked ({e}); download the export again"
@@ -95,8 +111,25 @@ def zip_export(path: Path) -> Export:
             f"controls → Export data) holds one: give that zip, or the {CONVERSATIONS} itself"
         )
     best = min(found, key=lambda i: (i.filename.count("/"), i.filename))
+    if best.file_size > BOMB_FLOOR and best.file_size > MAX_RATIO * best.compress_size:
+        raise SourceError(
+            f"{path}: its {CONVERSATIONS} would unpack to {_amount(best.file_size)} from "
+            f"{_amount(best.compress_size)} ({best.file_size // max(best.compress_size, 1):,} "
+            "times as much), far more than any export compresses (a zip bomb?); refused: "
+            "download the export again"
+        )
     st = path.stat()
-    return Export(path, best.filename, best.file_size, st.st_size, st.st_mtime_ns)
+    export = Export(path, best.filename, best.file_size, st.st_size, st.st_mtime_ns)
+    with export.open() as f:
+        # What is inside is known before anything is copied, from any source.
+        window = _Window(f, ReadCount())
+        window.skip_space(str(path))
+        if window.peek() not in ("[", "{"):
+            raise SourceError(
+                f"{path}: its {CONVERSATIONS} is not a ChatGPT export (it does not start with "
+                "a list of conversations); give the zip of a ChatGPT data export"
+            )
+    return export
 
 
 def unsafe_member(name: str) -> bool:
@@ -112,23 +145,42 @@ class ReadCount:
     read: int = 0
 
 
-def conversations(export: Export, counter: ReadCount, max_bytes: int) -> Iterator[Item]:
+def conversations(
+    export: Export, counter: ReadCount, max_bytes: int
+) -> Generator[Item, None, None]:
     """Every conversation of `export` as an Item (its bytes as a file of its own), in
-    export order; memory holds one conversation and a window of about a MB."""
+    export order; memory holds one conversation (at most `max_bytes`) and a window of
+    about a MB. An element that is no conversation is left out; a list holding none is
+    no export."""
+    where = str(export.path)
+    elements = found = 0
     with export.open() as f:
-        window = _Window(f, counter)
-        for text, obj in _elements(window, str(export.path), max_bytes):
+        for text, obj in _elements(_Window(f, counter), where, max_bytes):
+            elements += 1
             item = _item(text, obj)
             if item is not None:
+                found += 1
                 yield item
+    if elements and not found:
+        raise SourceError(
+            f"{where}: not a ChatGPT export: none of its {elements:,} elements is a "
+            f"conversation (none has a mapping); give the {CONVERSATIONS} of a ChatGPT "
+            "data export"
+        )
 
 
-def _elements(w: _Window, where: str, max_chars: int) -> Iterator[tuple[str, Any]]:
-    w.skip_space()
+def _elements(w: _Window, where: str, max_bytes: int) -> Iterator[tuple[str, Any]]:
+    w.skip_space(where)
     opening = w.peek()
     if opening == "{":
-        # A file holding one conversation (what this module writes) is an export too.
-        yield w.value(where, max_chars)
+        # One conversation alone, not in a list: the ChatGPT reader reads it too.
+        text, obj = w.value(where, max_bytes)
+        if not _is_conversation(obj):
+            raise SourceError(
+                f"{where}: not a ChatGPT export (a JSON object that is no conversation: it "
+                f"has no mapping); give the export's {CONVERSATIONS}"
+            )
+        yield text, obj
         return
     if opening != "[":
         raise SourceError(
@@ -138,7 +190,7 @@ def _elements(w: _Window, where: str, max_chars: int) -> Iterator[tuple[str, Any
     w.pos += 1
     first = True
     while True:
-        w.skip_space()
+        w.skip_space(where)
         c = w.peek()
         if c == "]":
             return
@@ -146,12 +198,12 @@ def _elements(w: _Window, where: str, max_chars: int) -> Iterator[tuple[str, Any
             if c != ",":
                 raise w.broken(where, "a ',' or the list's end expected")
             w.pos += 1
-            w.skip_space()
+            w.skip_space(where)
             c = w.peek()
         if c != "{":
             raise w.broken(where, "a conversation (a JSON object) expected")
         first = False
-        yield w.value(where, max_chars)
+        yield w.value(where, max_bytes)
 
 
 class _Window:
@@ -168,11 +220,14 @@ class _Window:
         self.eof = False
         self._before = 0
         """Bytes decoded before `text` began (for the place of an error)."""
+        self._read = 0
+        """Bytes read from the stream."""
 
     def _fill(self, size: int) -> bool:
         if self.eof:
             return False
         data = self._f.read(size)
+        self._read += len(data)
         self._counter.read += len(data)
         self._before += len(self.text[: self.pos].encode("utf-8", "surrogateescape"))
         self.text = self.text[self.pos :] + self._decode(data, final=not data)
@@ -186,34 +241,42 @@ class _Window:
                 return ""
         return self.text[self.pos]
 
-    def skip_space(self) -> None:
+    def skip_space(self, where: str) -> None:
+        """Past blank space, at most `MAX_GAP` of it (the window never holds more than
+        a block of it)."""
+        skipped = 0
         while True:
-            text, pos = self.text, self.pos
-            while pos < len(text) and text[pos] in _SPACE:
-                pos += 1
-            self.pos = pos
-            if pos < len(text) or not self._fill(BLOCK):
+            found = _NOT_BLANK.search(self.text, self.pos)
+            end = len(self.text) if found is None else found.start()
+            skipped += end - self.pos
+            self.pos = end
+            if skipped > MAX_GAP:
+                raise SourceError(
+                    f"{where}: more than {_amount(MAX_GAP)} of blank space at byte "
+                    f"{self._offset() - skipped} where a conversation should start; the "
+                    "export is damaged: download it again"
+                )
+            if end < len(self.text) or not self._fill(BLOCK):
                 return
 
-    def value(self, where: str, max_chars: int) -> tuple[str, Any]:
+    def value(self, where: str, max_bytes: int) -> tuple[str, Any]:
         """The JSON value at `pos` (its text and what it holds); reads on while it is
-        cut off by the window's end, the window doubling each time."""
-        want = BLOCK
+        cut off by the window's end, the window doubling each time but never past one
+        byte over `max_bytes` of the value: that byte refuses it."""
         while True:
             try:
                 obj, end = _DECODER.raw_decode(self.text, self.pos)
             except json.JSONDecodeError as e:
                 if self.eof or not _cut_off(self.text, e):
                     raise self.broken(where, e.msg, e.pos) from None
-                if len(self.text) - self.pos > max_chars:
-                    mb = max_chars // (1024 * 1024)
+                held = self._read - self._offset()
+                if held > max_bytes:
                     raise SourceError(
-                        f"{where}: a conversation at byte {self._offset()} is over {mb} MB, "
-                        "the limit for a transcript; raise max_raw_file_mb in "
-                        ".dreaming/config.toml to import it"
+                        f"{where}: a conversation at byte {self._offset()} is over "
+                        f"{_amount(max_bytes)}, the limit for a transcript; raise "
+                        "max_raw_file_mb in .dreaming/config.toml to import it"
                     ) from None
-                want = max(want, len(self.text) - self.pos)
-                self._fill(want)
+                self._fill(min(max(BLOCK, held), max_bytes + 1 - held))
                 continue
             except RecursionError:
                 raise self.broken(where, "nested too deeply") from None
@@ -228,8 +291,15 @@ class _Window:
     def broken(self, where: str, what: str, pos: int | None = None) -> SourceError:
         return SourceError(
             f"{where}: not valid JSON at byte {self._offset(pos)} ({what}); the export is "
-            "damaged or cut short: download it again (what came before it is imported)"
+            "damaged or cut short: download it again"
         )
+
+
+def _amount(n: int) -> str:
+    """`1.5 MB`, `512 MB`, `16 KB`: a size in a line for the person."""
+    value, unit = (n / (1 << 20), "MB") if n >= 1 << 20 else (n / 1024, "KB")
+    shown = f"{value:,.0f}" if value >= 10 else f"{value:.1f}".removesuffix(".0")
+    return f"{shown} {unit}"
 
 
 def _cut_off(text: str, e: json.JSONDecodeError) -> bool:
@@ -241,7 +311,7 @@ def _cut_off(text: str, e: json.JSONDecodeError) -> bool:
 def _item(text: str, obj: Any) -> Item | None:
     """A conversation as a one-conversation export file; None for an element that is not
     a conversation (no `mapping`), which the reader would refuse."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("mapping"), dict):
+    if not _is_conversation(obj):
         return None
     own = _str(obj.get("conversation_id")) or _str(obj.get("id"))
     created, updated = _time(obj.get("create_time")), _time(obj.get("update_time"))
@@ -265,6 +335,10 @@ def _item(text: str, obj: Any) -> Item | None:
         data=data,
         digest=digest,
     )
+
+
+def _is_conversation(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("mapping"), dict)
 
 
 def _str(v: Any) -> str | None:

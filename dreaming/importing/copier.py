@@ -5,10 +5,11 @@ A batch's copies are written into `.dreaming/import/` (never seen in Raw/), flus
 disk with one `sync`, renamed into place, flushed again, handed to `on_batch` (INGEST),
 and recorded. So a killed import leaves whole files in Raw/ or none, and the next one
 skips what the cursor holds and copies the rest again to the same names: every file
-once. A source file whose size or mtime changed since it was copied (a session that
-went on), or a conversation whose bytes changed, is copied again over its older copy
-when that copy is its start, byte for byte, else beside it. One import per vault at a
-time (`.dreaming/import.lock`).
+once. Only what landed is recorded: an export is remembered as read to its end only
+when every conversation of it landed or was there already. A source file whose size or
+mtime changed since it was copied (a session that went on), or a conversation whose
+bytes changed, is copied again over its older copy when that copy is its start, byte
+for byte, else beside it. One import per vault at a time (`.dreaming/import.lock`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -33,6 +35,9 @@ from dreaming.raw.common import MAX_BYTES
 from dreaming.vault import Vault
 from dreaming.vault.lock import import_lock
 from dreaming.vault.raw_folder import earlier_state, leaves_vault, not_a_candidate
+
+_Seen = tuple[int, int, int]
+"""What was at a path (size, mtime, inode)."""
 
 STAGING = "import"
 """The folder in `.dreaming/` where copies are written before they are renamed into Raw/."""
@@ -78,6 +83,8 @@ class SourceReport:
     skipped: int = 0
     """In a folder: files no reader takes."""
     missing: bool = False
+    missed: int = 0
+    """Files (or conversations) that did not land, each with its line in `failed`."""
     failed: list[str] = field(default_factory=list)
     """One line each: what was not imported, why, and what to do."""
     notes: list[str] = field(default_factory=list)
@@ -98,6 +105,11 @@ class ImportReport:
     @property
     def copied(self) -> int:
         return sum(s.copied for s in self.sources)
+
+    @property
+    def problems(self) -> int:
+        """Lines saying what did not come in (a file, a conversation, a damaged export)."""
+        return sum(len(s.failed) for s in self.sources)
 
 
 def run_import(
@@ -142,6 +154,8 @@ def survey(
 class _Staged:
     temp: Path
     final: Path
+    seen: _Seen | None
+    """What was at `final` when it was chosen."""
     row: Imported
     report: SourceReport
 
@@ -227,29 +241,45 @@ class _Copier:
         ):
             rep.notes.append("already imported and unchanged since: not read again")
             return
-        whole = self.since is None
-        counter = ReadCount()
-        try:
-            for item in conversations(export, counter, self.max_bytes):
-                failed = len(rep.failed)
+        # The batch in hand is another's: what did not land of this export is its own.
+        self._flush()
+        missed = rep.missed
+        if not self._read_export(export, rep, base) or self.since is not None:
+            return
+        if self.vault is not None and self.ledger is not None:
+            self._flush()
+            if rep.missed == missed:
+                # Read to its end with every conversation in place: the next import skips
+                # it unread while the file stays as it is.
+                mark = Imported(
+                    export.key, "export", "chatgpt", export.file_size, export.mtime_ns, None, ""
+                )
+                with self.ledger.transaction():
+                    imports.put(self.ledger, [mark], _now())
+
+    def _read_export(self, export: Export, rep: SourceReport, base: int) -> bool:
+        """Take each conversation of `export`; whether it was read to its end."""
+        read, counter = 0, ReadCount()
+        with closing(conversations(export, counter, self.max_bytes)) as items:
+            while True:
+                try:
+                    item = next(items, None)
+                except (SourceError, OSError) as e:
+                    # Only reading the export: a failure of the copies is not the export's.
+                    line = str(e) if isinstance(e, SourceError) else _unreadable(export.path, e)
+                    if read:
+                        line += f" ({_conversations(read)} before that point came in, "
+                        line += "the rest did not)"
+                    rep.failed.append(line)
+                    return False
+                if item is None:
+                    return True
+                read += 1
                 self._take(item, rep)
-                whole = whole and len(rep.failed) == failed
                 if self.watch is not None:
                     self.watch.step(rep.found + rep.older, base + counter.read, item.rel)
                 if self._stopping():
-                    return
-        except (SourceError, OSError) as e:
-            rep.failed.append(str(e) if isinstance(e, SourceError) else _unreadable(export.path, e))
-            return
-        if whole and self.vault is not None and self.ledger is not None:
-            # Read to its end with every conversation in place: the next import skips it
-            # unread while the file stays as it is.
-            self._flush()
-            mark = Imported(
-                export.key, "export", "chatgpt", export.file_size, export.mtime_ns, None, ""
-            )
-            with self.ledger.transaction():
-                imports.put(self.ledger, [mark], _now())
+                    return False
 
     def _take(self, item: Item, rep: SourceReport) -> None:
         rep.looked += 1
@@ -259,13 +289,19 @@ class _Copier:
         rep.saw(item.when, item.size)
         if item.size > self.max_bytes:
             limit = self.max_bytes // (1024 * 1024)
+            rep.missed += 1
             rep.failed.append(
                 f"{_where(item)}: {-(-item.size // (1024 * 1024))} MB, over the {limit} MB limit "
                 "for a transcript; not imported (raise max_raw_file_mb in .dreaming/config.toml)"
             )
             return
+        repeat = self.taken.get(item.key) == _state(item)
+        if repeat and any(s.row.origin == item.key for s in self.batch):
+            # Its first copy is still in hand: a repeat only if that one lands.
+            self._flush()
+            repeat = self.taken.get(item.key) == _state(item)
         row = None if self.ledger is None else imports.get(self.ledger, item.key)
-        if self.taken.get(item.key) == _state(item) or (row is not None and _same(row, item)):
+        if repeat or (row is not None and _same(row, item)):
             rep.unchanged += 1
             return
         self.taken[item.key] = _state(item)
@@ -273,8 +309,10 @@ class _Copier:
             try:
                 self._stage(item, row, rep)
             except OSError as e:
+                self.taken.pop(item.key, None)
                 if e.errno == errno.ENAMETOOLONG:
                     # This file's name only: the next file's may fit.
+                    rep.missed += 1
                     rep.failed.append(
                         f"{_where(item)}: its name is too long for Raw/ here "
                         f"({_named(e)}); rename it shorter to import it; skipped"
@@ -288,6 +326,7 @@ class _Copier:
                         + "); free some space or fix its permissions, then run the same "
                         "command again: it goes on where it stopped"
                     ) from None
+                rep.missed += 1
                 rep.failed.append(_unreadable(_where(item), e))
                 return
         rep.copied += 1
@@ -297,6 +336,7 @@ class _Copier:
         assert self.vault is not None
         assert self.staging is not None
         target = self._target(item, row)
+        seen = _seen(self.vault.root / target)
         fd, name = tempfile.mkstemp(prefix="copy-", dir=self.staging)
         temp = Path(name)
         try:
@@ -317,7 +357,7 @@ class _Copier:
         imported = Imported(
             item.key, item.kind, item.source, item.size, item.mtime_ns, item.digest, target
         )
-        self.batch.append(_Staged(temp, self.vault.root / target, imported, rep))
+        self.batch.append(_Staged(temp, self.vault.root / target, seen, imported, rep))
         self.batch_bytes += item.size
         if len(self.batch) >= BATCH_FILES or self.batch_bytes >= BATCH_BYTES:
             self._flush()
@@ -383,30 +423,31 @@ class _Copier:
                 if leaves_vault(self.vault, s.final.parent):
                     # A link in Raw/ (Raw/claude-code → ~/.claude/projects, say) would land
                     # the copy outside the vault, over the host's own file.
-                    raise OSError(errno.EXDEV, "a link in Raw/ leads out of the vault", s.final)
-                if _size(s.final) >= 0 and earlier_state(s.final, s.temp) is None:
-                    # A file landed there since this copy was planned, and it is no start
-                    # of it: never replaced. Not recorded, so the next import copies this
-                    # one again (beside it), unless it holds this one (the hook's longer copy).
-                    holds = earlier_state(s.temp, s.final) is not None
+                    raise OSError(
+                        errno.EXDEV,
+                        "a link in Raw/ leads out of the vault; make it a folder of the vault",
+                        s.final,
+                    )
+                arrived = _arrived(s)
+                if arrived == "longer":
+                    # A longer copy (the capture hook's) landed since this one was planned.
                     s.temp.unlink(missing_ok=True)
                     s.report.copied -= 1
                     s.report.copied_bytes -= s.row.size
-                    if holds:
-                        s.report.unchanged += 1
-                    else:
-                        s.report.failed.append(
-                            f"{s.row.target}: another file landed there while the import ran; "
-                            "it is kept: import again to copy this one beside it"
-                        )
+                    s.report.unchanged += 1
+                    continue
+                if arrived == "other":
+                    self._missed(
+                        s,
+                        f"{s.row.origin}: a file not made by this import arrived at "
+                        f"{s.row.target} meanwhile; left as it is, run the same command again "
+                        "to copy it beside that file",
+                    )
                     continue
                 self._make_folder(s.final.parent)
                 os.replace(s.temp, s.final)
             except OSError as e:
-                s.temp.unlink(missing_ok=True)
-                s.report.copied -= 1
-                s.report.copied_bytes -= s.row.size
-                s.report.failed.append(_unreadable(s.row.origin, e, "cannot be placed in Raw/"))
+                self._missed(s, _unreadable(s.row.origin, e, "cannot be placed in Raw/"))
                 continue
             placed.append(s)
         os.sync()  # and the names are, before the cursor says they are done
@@ -414,6 +455,15 @@ class _Copier:
             self.on_batch([s.final for s in placed if _ingestible(s.row.target)])
         with self.ledger.transaction():
             imports.put(self.ledger, [s.row for s in placed], _now())
+
+    def _missed(self, s: _Staged, line: str) -> None:
+        """`s` did not land: not recorded, and not a copy a repeat of it can count on."""
+        s.temp.unlink(missing_ok=True)
+        s.report.copied -= 1
+        s.report.copied_bytes -= s.row.size
+        s.report.missed += 1
+        s.report.failed.append(line)
+        self.taken.pop(s.row.origin, None)
 
     def _make_folder(self, folder: Path) -> None:
         if folder not in self.folders:
@@ -460,9 +510,27 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _size(path: Path) -> int:
-    """The size of what is at `path` (a link not followed), or -1 when nothing is."""
+def _seen(path: Path) -> _Seen | None:
+    """What is at `path` (a link not followed), or None when nothing is."""
     try:
-        return os.lstat(path).st_size
+        st = os.lstat(path)
     except OSError:
-        return -1
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def _arrived(s: _Staged) -> str | None:
+    """What arrived at the copy's place since it was chosen: None when nothing did or it
+    is a start of the copy (the capture hook's copy of the same session, written before
+    this one), "longer" when the copy is a start of it, else "other"."""
+    if _seen(s.final) in (None, s.seen):
+        return None
+    if s.final.is_symlink() or not s.final.is_file():
+        return "other"
+    if earlier_state(s.final, s.temp) is not None:
+        return None
+    return "longer" if earlier_state(s.temp, s.final) == "earlier" else "other"
+
+
+def _conversations(n: int) -> str:
+    return f"{n:,} conversation" if n == 1 else f"{n:,} conversations"
