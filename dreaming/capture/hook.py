@@ -271,12 +271,12 @@ def codex_rollouts(sessions: Path, thread: str) -> list[Path]:
 
 def _capture(host: str, vault: Path, copies: list[Copy]) -> str:
     """What was done, in words: the session's copy in full, its subagent files counted,
-    and any of them skipped said by name."""
+    and any of them refused or skipped said by name."""
     raw = Path(os.path.realpath(vault / "Raw"))
     said: list[str] = []
-    notes: list[str] = []
+    skipped: list[str] = []
     files = copied = 0
-    for src, parts in copies:
+    for n, (src, parts) in enumerate(copies):
         dest = raw.joinpath(*parts)
         where = "Raw/" + "/".join(parts)
         sidecar = src.name.endswith(".meta.json")
@@ -287,17 +287,18 @@ def _capture(host: str, vault: Path, copies: list[Copy]) -> str:
             if real != str(raw) and not _within(real, str(raw)):
                 raise Skip("leads out of Raw/ by a link; skipped")
             size, words = (copy_whole if sidecar else copy_lines)(source, dest)
+            refused = words.endswith("skipped")
         except Skip as e:
-            size, words = 0, str(e)
-        if not said:
+            size, words, refused = 0, str(e), True
+        if n == 0:
             said.append(f"{where}: {words}")
             continue
         files, copied = files + (not sidecar), copied + (size > 0 and not sidecar)
-        if size == 0 and (words.endswith("skipped") or words.startswith(("not", "inside"))):
-            notes.append(f"{where}: {words}")
+        if refused:
+            skipped.append(f"{where}: {words}")
     if len(copies) > 1:
         said.append(f"{files} subagent files, {copied} copied")
-        said += notes[:5] + [f"{len(notes) - 5} more skipped"] * (len(notes) > 5)
+        said += skipped[:5] + [f"{len(skipped) - 5} more skipped"] * (len(skipped) > 5)
     return "; ".join(said) or "nothing to copy"
 
 

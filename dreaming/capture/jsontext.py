@@ -100,7 +100,7 @@ def value_of(text: str, span: Span) -> Any:
 
 def remove(text: str, box: Span, children: list[Span], n: int) -> str:
     """`text` without child `n` of the object or array `box` (a member from its key), and
-    the comma and white space that came with it: what `append` put in, exactly."""
+    the comma and white space that came with it: what `add_member` or `add_item` put in."""
     if n > 0:
         cut = Span(children[n - 1].end, children[n].end)
     elif len(children) > 1:
