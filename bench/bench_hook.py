@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -59,9 +60,9 @@ def make_session(folder: Path, lines: list[bytes], size: int) -> Path:
     return path
 
 
-def timed(argv: list[str], stdin: bytes | None = None) -> float:
+def timed(argv: list[str], stdin: bytes | None = None, env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, input=stdin, check=True, capture_output=True, timeout=60)
+    subprocess.run(argv, input=stdin, check=True, capture_output=True, timeout=60, env=env)
     return time.perf_counter() - start
 
 
@@ -94,11 +95,14 @@ def main() -> None:
             }
         ).encode()
         copy = vault.raw / "claude-code" / "-bench"
+        # The hook copies only from the host's own folder: this run's ~/.claude/projects.
+        env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
+        env["HOME"] = str(root / "home")
         fresh, again, cp = [], [], []
         for _ in range(args.runs):
             shutil.rmtree(copy, ignore_errors=True)
-            fresh.append(timed(["sh", "-c", command], payload))
-            again.append(timed(["sh", "-c", command], payload))
+            fresh.append(timed(["sh", "-c", command], payload, env))
+            again.append(timed(["sh", "-c", command], payload, env))
             target = root / "cp.jsonl"
             target.unlink(missing_ok=True)
             cp.append(timed(["sh", "-c", f"cp {session} {target}"]))

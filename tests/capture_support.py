@@ -33,19 +33,20 @@ def host_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def fire_claude(vault: Path, payload: object, home: Path) -> Fired:
+def fire_claude(vault: Path, payload: object, home: Path, timeout: float = 30, **env: str) -> Fired:
     """The hook as Claude Code runs it: the settings' command string through a shell,
     the payload's JSON on stdin."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return _run(["sh", "-c", shell_command(hook_argv("claude-code", vault))], data, home)
+    argv = ["sh", "-c", shell_command(hook_argv("claude-code", vault))]
+    return _run(argv, data, home, timeout, **env)
 
 
 def fire_argv(host: str, vault: Path, argument: str, home: Path, **env: str) -> Fired:
     """The hook as Codex or pi runs it: an argv, the payload's JSON as the last argument."""
-    return _run([*hook_argv(host, vault), argument], None, home, **env)
+    return _run([*hook_argv(host, vault), argument], None, home, 30, **env)
 
 
-def _run(argv: list[str], stdin: bytes | None, home: Path, **env: str) -> Fired:
+def _run(argv: list[str], stdin: bytes | None, home: Path, timeout: float, **env: str) -> Fired:
     start = time.perf_counter()
     done = subprocess.run(
         argv,
@@ -53,7 +54,7 @@ def _run(argv: list[str], stdin: bytes | None, home: Path, **env: str) -> Fired:
         stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         env=host_env(home, **env),
-        timeout=30,
+        timeout=timeout,
     )
     took = time.perf_counter() - start
     return Fired(done.returncode, done.stdout.decode(), done.stderr.decode(), took)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -19,14 +21,16 @@ from tests.watch_support import wait_for
 REPO = Path(__file__).resolve().parents[1]
 
 
-def dreaming(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def dreaming(home: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "watcher.cli", *args],
         capture_output=True,
         text=True,
         cwd=REPO,
         env=host_env(home),
-        timeout=60,
+        timeout=timeout,
+        # A reader gone wrong (one that reads /dev/zero to its end) fails, not the machine.
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)),
     )
 
 
@@ -44,7 +48,12 @@ def test_install_then_the_written_command_captures_then_uninstall(
     folder = claude_projects(home)
     payload = json.dumps(session_end(folder / f"{SESSION}.jsonl"))
     fired = subprocess.run(
-        ["sh", "-c", command], input=payload, text=True, capture_output=True, timeout=30
+        ["sh", "-c", command],
+        input=payload,
+        text=True,
+        capture_output=True,
+        env=host_env(home),
+        timeout=30,
     )
     assert (fired.returncode, fired.stdout, fired.stderr) == (0, "", "")
     assert list((vault.raw / "claude-code").rglob(f"{SESSION}.jsonl"))
@@ -127,3 +136,60 @@ def test_the_pi_extension_starts_the_hook_when_pi_ends_a_session(
     copy = vault.raw / "pi" / folder.name / session.name
     wait_for(copy.exists)
     assert copy.read_bytes() == session.read_bytes()
+
+
+@pytest.mark.parametrize("command", ["install", "status"])
+@pytest.mark.parametrize("kind", ["fifo", "device", "link to a device", "folder"])
+def test_a_settings_path_that_is_not_a_regular_file_is_one_line_at_once(
+    vault: Vault, tmp_path: Path, command: str, kind: str
+) -> None:
+    settings = tmp_path / "settings.json"
+    if kind == "fifo":
+        os.mkfifo(settings)
+    elif kind == "device":
+        settings = Path("/dev/zero")
+    elif kind == "link to a device":
+        settings.symlink_to("/dev/zero")
+    else:
+        settings.mkdir()
+    args = ["--vault", str(vault.root)] if command == "install" else []
+    done = dreaming(
+        tmp_path, "hook", command, "claude-code", *args, "--settings", str(settings), timeout=20
+    )
+    said = done.stderr if command == "install" else done.stdout
+    assert done.returncode == (1 if command == "install" else 0), done.stderr
+    [line] = said.splitlines()[:1]
+    assert f"{settings}: " in line
+    assert "not a regular file" in line or "is a folder" in line
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.glob("settings.json.dreaming-backup-*")) == []
+
+
+def test_a_settings_file_over_the_size_cap_is_refused_without_reading_it(
+    vault: Vault, tmp_path: Path
+) -> None:
+    settings = tmp_path / "settings.json"
+    with settings.open("wb") as f:
+        f.write(b'{"model": "opus"}')
+        f.truncate(5 << 20)
+    done = dreaming(
+        tmp_path, "hook", "install", "claude-code", "--vault", str(vault.root),
+        "--settings", str(settings),
+    )  # fmt: skip
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"dreaming: error: {settings}: ")
+    assert "over 4 MB" in line
+    assert settings.stat().st_size == 5 << 20
+
+
+def test_status_with_a_fifo_where_the_hook_log_is_does_not_hang(
+    vault: Vault, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    dreaming(home, "hook", "install", "codex", "--vault", str(vault.root))
+    vault.logs.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(vault.logs / "hooks.log")
+    status = dreaming(home, "hook", "status", "codex", timeout=20)
+    assert status.returncode == 0
+    assert "no capture logged yet" in status.stdout

@@ -105,7 +105,8 @@ def test_a_missing_vault_exits_0_and_says_so_in_the_user_state_folder(tmp_path: 
 
 def test_a_missing_transcript_exits_0_and_is_one_log_line(vault: Vault, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    done = fire_claude(vault.root, session_end(home / "nowhere" / "x.jsonl"), home)
+    gone = home / ".claude" / "projects" / "-nowhere" / "x.jsonl"
+    done = fire_claude(vault.root, session_end(gone), home)
     assert done.returncode == 0
     [line] = hook_log(vault.root)
     assert "no such file; nothing copied" in line
@@ -139,13 +140,14 @@ def test_a_longer_transcript_replaces_the_copy_and_a_shorter_one_never_does(
     session.write_text(record(1) + record(2))
     copy = vault.raw / "claude-code" / "-notes" / "s1.jsonl"
 
-    fire_claude(vault.root, session_end(session, "PreCompact"), tmp_path)
+    home = tmp_path / "home"
+    fire_claude(vault.root, session_end(session, "PreCompact"), home)
     assert copy.read_text() == record(1) + record(2)
     session.write_text(record(1) + record(2) + record(3) + record(4))
-    fire_claude(vault.root, session_end(session), tmp_path)
+    fire_claude(vault.root, session_end(session), home)
     assert copy.read_text() == record(1) + record(2) + record(3) + record(4)
     session.write_text(record(1))
-    fire_claude(vault.root, session_end(session), tmp_path)
+    fire_claude(vault.root, session_end(session), home)
     assert copy.read_text() == record(1) + record(2) + record(3) + record(4)
 
     assert [p.name for p in copy.parent.iterdir()] == ["s1.jsonl"]
@@ -167,12 +169,12 @@ def test_a_copy_holding_other_bytes_is_kept_and_the_session_lands_beside_it(
     theirs = record(1).replace("/home/ada/src/notes", "/home/ada/elsewhere")
     copy.write_text(theirs)
 
-    fire_claude(vault.root, session_end(session), tmp_path)
+    fire_claude(vault.root, session_end(session), tmp_path / "home")
     beside = copy.with_name("s1-1.jsonl")
     assert copy.read_text() == theirs
     assert beside.read_text() == record(1) + record(2)
     session.write_text(record(1) + record(2) + record(3))
-    fire_claude(vault.root, session_end(session), tmp_path)
+    fire_claude(vault.root, session_end(session), tmp_path / "home")
     assert copy.read_text() == theirs
     assert beside.read_text() == record(1) + record(2) + record(3)
     assert sorted(p.name for p in copy.parent.iterdir()) == ["s1-1.jsonl", "s1.jsonl"]
@@ -191,7 +193,7 @@ def test_a_copy_of_the_same_size_with_other_bytes_is_not_taken_for_the_session(
     copy.parent.mkdir(parents=True)
     theirs = record(2)
     copy.write_text(theirs)
-    fire_claude(vault.root, session_end(session), tmp_path)
+    fire_claude(vault.root, session_end(session), tmp_path / "home")
     assert copy.read_text() == theirs
     assert copy.with_name("s1-1.jsonl").read_text() == record(1)
 
@@ -217,15 +219,16 @@ def test_a_line_still_being_written_waits_for_the_next_firing(vault: Vault, tmp_
     session.write_text(whole[:-20])
     copy = vault.raw / "claude-code" / "-notes" / "s2.jsonl"
 
-    fire_claude(vault.root, session_end(session, "PreCompact"), tmp_path)
+    fire_claude(vault.root, session_end(session, "PreCompact"), tmp_path / "home")
     assert copy.read_text() == record(1)
     session.write_text(whole)
-    fire_claude(vault.root, session_end(session), tmp_path)
+    fire_claude(vault.root, session_end(session), tmp_path / "home")
     assert copy.read_text() == whole
 
 
 def test_a_session_without_a_complete_line_copies_nothing(vault: Vault, tmp_path: Path) -> None:
-    session = tmp_path / "s3.jsonl"
+    session = tmp_path / ".claude" / "projects" / "-notes" / "s3.jsonl"
+    session.parent.mkdir(parents=True)
     session.write_text(record(1)[:-1])
     fire_claude(vault.root, session_end(session), tmp_path)
     assert not (vault.raw / "claude-code").exists()
@@ -235,9 +238,11 @@ def test_a_session_without_a_complete_line_copies_nothing(vault: Vault, tmp_path
 def test_a_full_disk_is_logged_and_the_hook_still_exits_0(
     vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session = tmp_path / "-notes" / "s4.jsonl"
-    session.parent.mkdir()
+    session = tmp_path / ".claude" / "projects" / "-notes" / "s4.jsonl"
+    session.parent.mkdir(parents=True)
     session.write_text(record(1))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
 
     def full(src: int, out: int, count: int) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -400,10 +405,10 @@ def test_a_payload_never_ended_on_stdin_is_given_up_on(vault: Vault, tmp_path: P
 def test_a_fifo_where_the_transcript_was_is_skipped_not_waited_on(
     vault: Vault, tmp_path: Path
 ) -> None:
-    fifo = tmp_path / "-notes" / "s5.jsonl"
-    fifo.parent.mkdir()
+    fifo = tmp_path / ".claude" / "projects" / "-notes" / "s5.jsonl"
+    fifo.parent.mkdir(parents=True)
     os.mkfifo(fifo)
-    sub = tmp_path / "-notes" / "s5" / "subagents"
+    sub = fifo.parent / "s5" / "subagents"
     sub.mkdir(parents=True)
     os.mkfifo(sub / "agent-a1.meta.json")
     os.mkfifo(sub / "agent-a1.jsonl")

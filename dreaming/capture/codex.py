@@ -23,9 +23,10 @@ from dreaming.capture.hostfile import (
     HookError,
     Installed,
     backup,
+    encode,
     is_ours,
     read_text,
-    replace_text,
+    replace_file,
 )
 
 COMMENT = "# dreaming: each Codex session into the vault's Raw/ (dreaming hook uninstall codex)"
@@ -45,11 +46,14 @@ def install(path: Path, argv: list[str]) -> Change:
         return Change(path, False, f"already installed: notify in {path}; nothing changed")
     line = notify_line(argv)
     if current is None:
-        new = f"{COMMENT}\n{line}\n" + (text or "")
+        # Our lines end as the file's first line does.
+        first = (text or "").partition("\n")[0]
+        newline = "\r\n" if first.endswith("\r") else "\n"
+        new = f"{COMMENT}{newline}{line}{newline}" + (text or "")
     elif _ours(current):
         at = _our_line(path, text or "", current)
         lines = (text or "").splitlines(keepends=True)
-        lines[at] = line + "\n"
+        lines[at] = line + lines[at][len(lines[at].rstrip("\r\n")) :]
         new = "".join(lines)
     else:
         raise HookError(
@@ -57,9 +61,9 @@ def install(path: Path, argv: list[str]) -> Change:
             "only one notify program: remove that line (or call dreaming's hook from your "
             "program), then run again; nothing was changed"
         )
-    _check(path, new, {**doc, "notify": argv})
+    data = _check(path, new, {**doc, "notify": argv})
     saved = backup(path) if text is not None else None
-    replace_text(path, new, text)
+    replace_file(path, data, text)
     return Change(path, True, f"notify in {path}", saved)
 
 
@@ -75,9 +79,9 @@ def uninstall(path: Path) -> Change:
     if at > 0 and lines[at - 1].rstrip("\r\n") == COMMENT:
         del lines[at - 1]
     new = "".join(lines)
-    _check(path, new, {k: v for k, v in doc.items() if k != "notify"})
+    data = _check(path, new, {k: v for k, v in doc.items() if k != "notify"})
     saved = backup(path)
-    replace_text(path, new, text)
+    replace_file(path, data, text)
     return Change(path, True, f"dreaming's notify from {path}", saved)
 
 
@@ -103,6 +107,11 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
         raise HookError(
             f"{path}: not valid TOML ({e}); fix it, then run again; nothing was changed"
         ) from None
+    except RecursionError:
+        raise HookError(
+            f"{path}: nested too deeply to be a settings file; fix it, then run again; "
+            "nothing was changed"
+        ) from None
 
 
 def _our_line(path: Path, text: str, current: object) -> int:
@@ -127,11 +136,13 @@ def _our_line(path: Path, text: str, current: object) -> int:
     )
 
 
-def _check(path: Path, new: str, expected: dict[str, Any]) -> None:
-    """The edited text must read back as exactly what was meant, or nothing is written."""
+def _check(path: Path, new: str, expected: dict[str, Any]) -> bytes:
+    """The edited text as UTF-8, once it reads back as exactly what was meant; else
+    nothing is written."""
+    data = encode(path, new)
     try:
         ok = tomllib.loads(new) == expected
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         ok = False
     if not ok:
         raise HookError(
@@ -139,6 +150,7 @@ def _check(path: Path, new: str, expected: dict[str, Any]) -> None:
             "the file says; add it by hand (dreaming hook status codex shows the line); "
             "nothing was changed"
         )
+    return data
 
 
 def notify_line(argv: list[str]) -> str:

@@ -9,6 +9,12 @@ transcript, a full disk, a payload that is not JSON) is one line in
 `<vault>/.dreaming/logs/hooks.log`, or in the user's state folder when the vault is gone,
 and never an error the host shows or waits on. Nothing here waits on a lock.
 
+It reads only the host's own session files: a path the payload names is resolved (links
+and `..` followed) and must lead to a regular file under the host's session folder
+(`sessions_home`), and never into the vault; anything else is one line in the log. Every
+read is bounded: a transcript is copied in blocks, a subagent's sidecar read only when
+under MAX_SIDECAR.
+
 A copy holds the transcript's complete lines only (a line still being written is left for
 the next firing), lands by rename (never seen half-written) and only ever replaces a
 copy whose bytes are a start of it (the same session copied before it grew), so a
@@ -49,9 +55,17 @@ STDIN_SECONDS = 2.0
 """How long the payload may take to arrive: a stdin left open is not waited on forever."""
 MAX_TRANSCRIPT = 512 << 20
 """The default `max_raw_file_mb`: INGEST would skip a larger file, so it is not copied."""
+MAX_SIDECAR = 64 << 10
+"""A subagent's `.meta.json` is a few hundred bytes; a larger one is not read."""
 _BLOCK = 1 << 20
 _TAIL = 64 << 10
 _SUBAGENT = (".jsonl", ".meta.json")
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+"""Every file is opened non-blocking: a FIFO put where a file was must not hang the hook."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ = os.O_RDONLY | _NONBLOCK
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NONBLOCK | _NOFOLLOW
+"""The log is appended to only as a file of its own: never through a link, never a FIFO."""
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -76,8 +90,8 @@ def main(argv: list[str], stdin: BinaryIO | None = None) -> int:
             )
         if (vault / "Raw").is_symlink():
             raise Skip(f"{vault / 'Raw'} is a link; dreaming writes only into a real Raw/ folder")
-        copies = _sources(host, payload)
-        outcome = _capture(vault, copies)
+        copies = _sources(host, vault, payload)
+        outcome = _capture(host, vault, copies)
         _log(vault, f"{said} {outcome} in {_ms(start)}")
     except Skip as e:
         _log(vault, f"{said} {e}")
@@ -150,15 +164,19 @@ Copy = tuple[Path, tuple[str, ...]]
 """A host file and where its copy goes, as path parts under Raw/."""
 
 
-def _sources(host: str, payload: dict[str, object]) -> list[Copy]:
+def _sources(host: str, vault: Path, payload: dict[str, object]) -> list[Copy]:
     if host == "codex":
         return _codex(payload)
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not path:
         raise Skip("payload names no transcript_path; nothing copied")
-    src = Path(path).expanduser()
+    given = Path(path).expanduser()
+    try:
+        src = confined(host, vault, given)
+    except Skip as e:
+        raise Skip(f"transcript {given}: {e}; nothing copied") from None
     if not src.is_file():
-        raise Skip(f"transcript {src}: no such file; nothing copied")
+        raise Skip(f"transcript {given}: no such file; nothing copied")
     folder = _part(src.parent.name)
     copies: list[Copy] = [(src, (host, folder, _part(src.name)))]
     if host == "claude-code":
@@ -171,6 +189,23 @@ def _sources(host: str, payload: dict[str, object]) -> list[Copy]:
                 if wanted and sub.is_file():
                     copies.append((sub, (host, folder, stem, "subagents", _part(sub.name))))
     return copies
+
+
+def confined(host: str, vault: Path, path: Path) -> Path:
+    """`path` with every link and `..` resolved, when that is in the host's session folder
+    and not in the vault; else Skip saying why. A payload names the file, and a payload
+    is not trusted to name only the host's own."""
+    real = os.path.realpath(path)
+    root = os.path.realpath(sessions_home(host))
+    if not _within(real, root):
+        raise Skip(f"not a session file of {host} (not in {root})")
+    if _within(real, os.path.realpath(vault)):
+        raise Skip(f"inside the vault {vault}, not a session of {host}'s")
+    return Path(real)
+
+
+def _within(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _part(name: str) -> str:
@@ -190,6 +225,8 @@ HOST_HOMES = {
 """Each host's own folder: the variable that moves it, else its place under `~`. The one
 table the hook, its installers and `dreaming import` read (here: the hook imports no
 other module of dreaming)."""
+SESSIONS = {"claude-code": "projects", "codex": "sessions", "pi": "sessions"}
+"""Where in its own folder each host keeps its sessions."""
 
 
 def host_home(host: str, env: Mapping[str, str] | None = None) -> Path:
@@ -199,13 +236,18 @@ def host_home(host: str, env: Mapping[str, str] | None = None) -> Path:
     return Path(own).expanduser() if own else Path.home() / default
 
 
+def sessions_home(host: str, env: Mapping[str, str] | None = None) -> Path:
+    """The folder holding `host`'s sessions: the only place the hook copies from."""
+    return host_home(host, env) / SESSIONS[host]
+
+
 def _codex(payload: dict[str, object]) -> list[Copy]:
     if payload.get("type") != "agent-turn-complete":
         raise Skip(f"a Codex {payload.get('type')!r} notification carries no session; ignored")
     thread = payload.get("thread-id")
     if not isinstance(thread, str) or not _UUID.fullmatch(thread):
         raise Skip(f"thread-id {thread!r} is not a Codex thread id; nothing copied")
-    sessions = host_home("codex") / "sessions"
+    sessions = sessions_home("codex")
     found = codex_rollouts(sessions, thread)
     if not found:
         raise Skip(f"no rollout-*-{thread}.jsonl under {sessions}; nothing copied")
@@ -230,37 +272,44 @@ def codex_rollouts(sessions: Path, thread: str) -> list[Path]:
     return sorted(sessions.glob(f"*/*/*/{pattern}"))
 
 
-def _capture(vault: Path, copies: list[Copy]) -> str:
+def _capture(host: str, vault: Path, copies: list[Copy]) -> str:
+    """What was done, in words: the session's copy in full, its subagent files counted,
+    and any of them refused or skipped said by name."""
     raw = Path(os.path.realpath(vault / "Raw"))
     said: list[str] = []
-    copied: list[bool] = []
-    for src, parts in copies:
+    skipped: list[str] = []
+    files = copied = 0
+    for n, (src, parts) in enumerate(copies):
         dest = raw.joinpath(*parts)
         where = "Raw/" + "/".join(parts)
-        # A link inside Raw/ must not carry the copy out of the vault.
-        real = os.path.realpath(dest.parent)
-        if real != str(raw) and not real.startswith(str(raw) + os.sep):
-            said.append(f"{where}: leads out of Raw/ by a link; skipped")
-            copied.append(False)
-        elif src.name.endswith(".meta.json"):
-            copy_whole(src, dest)
-        else:
-            size, words = copy_lines(src, dest)
+        sidecar = src.name.endswith(".meta.json")
+        try:
+            source = confined(host, vault, src)
+            # A link inside Raw/ must not carry the copy out of the vault.
+            real = os.path.realpath(dest.parent)
+            if real != str(raw) and not _within(real, str(raw)):
+                raise Skip("leads out of Raw/ by a link; skipped")
+            size, words = (copy_whole if sidecar else copy_lines)(source, dest)
+            refused = words.endswith("skipped")
+        except Skip as e:
+            size, words, refused = 0, str(e), True
+        if n == 0:
             said.append(f"{where}: {words}")
-            copied.append(size > 0)
-    if not said:
-        return "nothing to copy"
-    if len(said) == 1:
-        return said[0]
-    return f"{said[0]}; {len(said) - 1} subagent files, {sum(copied[1:])} copied"
+            continue
+        files, copied = files + (not sidecar), copied + (size > 0 and not sidecar)
+        if refused:
+            skipped.append(f"{where}: {words}")
+    if len(copies) > 1:
+        said.append(f"{files} subagent files, {copied} copied")
+        said += skipped[:5] + [f"{len(skipped) - 5} more skipped"] * (len(skipped) > 5)
+    return "; ".join(said) or "nothing to copy"
 
 
 def copy_lines(src: Path, dest: Path) -> tuple[int, str]:
     """Copy the complete lines of `src` into Raw/ at `dest`, or beside it when `dest` holds
     other bytes: (bytes copied, what happened in words). The copy lands by rename, never
     half-written."""
-    # Non-blocking: a FIFO put where the transcript was must not hang the hook.
-    fd = os.open(src, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(src, _READ | _NOFOLLOW)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -288,16 +337,46 @@ def copy_lines(src: Path, dest: Path) -> tuple[int, str]:
     return size, f"copied ({size} bytes){where}"
 
 
-def copy_whole(src: Path, dest: Path) -> None:
-    """A small sidecar (`agent-*.meta.json`): copied whole, at `dest` or beside it when
-    `dest` holds other bytes."""
-    data = src.read_bytes()[: MAX_PAYLOAD + 1]
-    if len(data) > MAX_PAYLOAD:
-        return
+def copy_whole(src: Path, dest: Path) -> tuple[int, str]:
+    """A small sidecar (`agent-*.meta.json`) copied whole, at `dest` or beside it when
+    `dest` holds other bytes: (bytes copied, what happened in words). The source is never
+    read past MAX_SIDECAR."""
+    data = _read_small(src)
     found = _place(dest, lambda at, n: data[at : at + n], len(data))
-    if found is not None and found[1] in ("free", "earlier"):
-        found[0].parent.mkdir(parents=True, exist_ok=True)
-        _replace(found[0], found[2], lambda out: _write_all(out, data))
+    if found is None:
+        return 0, f"{dest.name} and {BESIDE - 1} names beside it hold other bytes; skipped"
+    target, state, seen = found
+    where = "" if target == dest else f" as {target.name}: {dest.name} holds other bytes"
+    if state in ("same", "longer"):
+        return 0, f"already captured ({len(data)} bytes){where}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not _replace(target, seen, lambda out: _write_all(out, data)):
+        return 0, f"{target.name} changed while it was copied; the next firing copies it"
+    return len(data), f"copied ({len(data)} bytes){where}"
+
+
+def _read_small(path: Path) -> bytes:
+    """A regular file of at most MAX_SIDECAR bytes, read without following a link at
+    its end and never past MAX_SIDECAR + 1 bytes; else Skip."""
+    over = f"over {MAX_SIDECAR >> 10} KB; skipped"
+    fd = os.open(path, _READ | _NOFOLLOW)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Skip("not a regular file; skipped")
+        if st.st_size > MAX_SIDECAR:
+            raise Skip(f"{st.st_size} bytes, {over}")
+        chunks: list[bytes] = []
+        left = MAX_SIDECAR + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            left -= len(chunk)
+        raise Skip(over)
+    finally:
+        os.close(fd)
 
 
 BESIDE = 100
@@ -339,7 +418,7 @@ def _split(name: str) -> tuple[str, str]:
 def _against(target: Path, read: Callable[[int, int], bytes], size: int) -> str | None:
     """How `target`'s bytes stand against the `size` bytes `read` gives: "earlier" (a
     start of them), "same", "longer" (they are a start of it), else None."""
-    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(target, _READ | _NOFOLLOW)
     try:
         have = os.fstat(fd).st_size
         at = 0
@@ -474,8 +553,10 @@ def _log(vault: Path | None, line: str) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             if _size(target) > LOG_ROTATE_BYTES:
                 os.replace(target, target.with_name(LOG_NAME + ".1"))
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(target, _APPEND, 0o600)
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise OSError(f"{target} is not a regular file")
                 _write_all(fd, f"{stamp} {said}\n".encode("utf-8", "backslashreplace"))
             finally:
                 os.close(fd)

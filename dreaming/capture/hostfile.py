@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
+import stat
 import sys
 import time
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dreaming.capture import hook
 from dreaming.errors import DreamingError
-from dreaming.vault.writes import checksum, current_checksum, durable_temp
+from dreaming.vault.writes import checksum, durable_temp
 
 HOOK_FILE = Path(hook.__file__).resolve()
 MARK = "dreaming/capture/hook.py"
@@ -91,16 +91,53 @@ def missing_parts(argv: tuple[str, ...]) -> list[str]:
     return gone
 
 
-def read_text(path: Path) -> str | None:
-    """The file's text, or None when there is none."""
+MAX_SETTINGS = 4 << 20
+"""Settings files are a few KB: a larger file is not read (nor a FIFO, nor a device)."""
+_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The bytes of the settings file at `path` (a link followed to its file), or None
+    when there is none. Only a regular file of at most MAX_SETTINGS bytes is read:
+    non-blocking, so a FIFO is refused rather than waited on, and never past the cap."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, _READ)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise HookError(f"{path}: is a folder, not a settings file; nothing was changed") from None
     except OSError as e:
         raise HookError(f"{path}: cannot be read ({e.strerror}); nothing was changed") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise HookError(f"{path}: is a folder, not a settings file; nothing was changed")
+        if not stat.S_ISREG(st.st_mode):
+            raise HookError(
+                f"{path}: not a regular file (a FIFO, a socket or a device); give the "
+                "settings file itself; nothing was changed"
+            )
+        chunks: list[bytes] = []
+        size = 0 if st.st_size <= MAX_SETTINGS else st.st_size
+        while size <= MAX_SETTINGS:
+            chunk = os.read(fd, MAX_SETTINGS + 1 - size)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+        raise HookError(
+            f"{path}: over {MAX_SETTINGS >> 20} MB, too large for a settings file; "
+            "nothing was changed"
+        )
+    except OSError as e:
+        raise HookError(f"{path}: cannot be read ({e.strerror}); nothing was changed") from None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text, or None when there is none."""
+    data = read_bytes(path)
+    if data is None:
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -109,32 +146,54 @@ def read_text(path: Path) -> str | None:
         ) from None
 
 
+def encode(path: Path, text: str) -> bytes:
+    """What is to be written to `path`, as UTF-8: checked before any backup or write."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        near = text[max(0, e.start - 30) : e.end].encode("utf-8", "backslashreplace").decode()
+        raise HookError(
+            f"{path}: dreaming's command would name a path that is not UTF-8 "
+            f"(…{' '.join(near.split())}); move it to a UTF-8 name, then run again; "
+            "nothing was changed"
+        ) from None
+
+
 def backup(path: Path) -> Path:
     """A copy of `path` beside it, named by the time: `settings.json.dreaming-backup-…`."""
+    data = read_bytes(path)
+    if data is None:
+        raise _changed(path)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.dreaming-backup-{stamp}")
+    mode = os.stat(path).st_mode & 0o7777
     n = 1
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.name}.dreaming-backup-{stamp}-{n}")
-    shutil.copy2(path, target)
-    return target
+    while True:
+        suffix = f"-{n}" if n > 1 else ""
+        target = path.with_name(f"{path.name}.dreaming-backup-{stamp}{suffix}")
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            n += 1
+            continue
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return target
 
 
-def replace_text(path: Path, text: str, before: str | None) -> None:
-    """Write `text` to `path` atomically if it still holds `before` (None: no file).
+def replace_file(path: Path, data: bytes, before: str | None) -> None:
+    """Write `data` to `path` atomically if it still holds `before` (None: no file).
 
     A settings file that is a link (a dotfiles repository) keeps its link: the file it
     leads to is written."""
     target = Path(os.path.realpath(path))
     expected = None if before is None else checksum(before)
-    if current_checksum(target) != expected:
+    if _current(target) != expected:
         raise _changed(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = durable_temp(target.parent, text.encode("utf-8"), prefix=f".{target.name}.")
+    tmp = durable_temp(target.parent, data, prefix=f".{target.name}.")
     try:
         os.chmod(tmp, target.stat().st_mode & 0o7777 if before is not None else 0o644)
-        if current_checksum(target) != expected:
+        if _current(target) != expected:
             raise _changed(path)
         os.replace(tmp, target)
     finally:
@@ -142,9 +201,14 @@ def replace_text(path: Path, text: str, before: str | None) -> None:
 
 
 def remove_file(path: Path, before: str) -> None:
-    if current_checksum(path) != checksum(before):
+    if _current(path) != checksum(before):
         raise _changed(path)
     path.unlink()
+
+
+def _current(path: Path) -> str | None:
+    data = read_bytes(path)
+    return None if data is None else checksum(data)
 
 
 def _changed(path: Path) -> HookError:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,11 +57,18 @@ HOSTS = {
 
 def last_captures(vault: Path | None, host: str, n: int = 3) -> list[str]:
     """The last `n` lines the hook logged for `host` (the vault's log, else the user's)."""
-    path = log_path(vault)
+    tail = 64 * 1024
     try:
-        with path.open("rb") as f:
-            f.seek(max(0, f.seek(0, 2) - 64 * 1024))
-            lines = f.read().decode("utf-8", "replace").splitlines()
+        # Non-blocking, and only a regular file: a FIFO in its place must not hang status.
+        fd = os.open(log_path(vault), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return []
+    try:
+        st = os.fstat(fd)
+        data = os.pread(fd, tail, max(0, st.st_size - tail)) if stat.S_ISREG(st.st_mode) else b""
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    lines = data.decode("utf-8", "replace").splitlines()
     return [line for line in lines if f" {host} " in line or f" {host}:" in line][-n:]

@@ -18,10 +18,11 @@ from dreaming.capture.hostfile import (
     Change,
     HookError,
     Installed,
+    encode,
     is_ours,
     read_text,
     remove_file,
-    replace_text,
+    replace_file,
 )
 
 NAME = "dreaming-capture.ts"
@@ -81,7 +82,7 @@ def install(path: Path, argv: list[str]) -> Change:
             f"{path}: a file of that name that is not dreaming's; move it away, then run "
             "again; nothing was changed"
         )
-    replace_text(path, new, text)
+    replace_file(path, encode(path, new), text)
     return Change(path, True, f"the pi extension {path}")
 
 

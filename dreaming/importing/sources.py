@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from dreaming.capture.hook import host_home
+from dreaming.capture.hook import sessions_home
 from dreaming.errors import SourceError
 from dreaming.importing.chatgpt_export import Export, json_export, zip_export
 from dreaming.importing.item import Item
@@ -26,8 +26,6 @@ from dreaming.raw.detect import HEAD_BYTES, detect
 
 SourceKind = Literal["claude-code", "codex", "pi", "chatgpt", "folder", "file"]
 NAMED_KINDS: tuple[SourceKind, ...] = ("claude-code", "codex", "pi")
-SESSIONS = {"claude-code": "projects", "codex": "sessions", "pi": "sessions"}
-"""Where in each host's own folder (`capture.hook.host_home`) its sessions are."""
 # What each host keeps in its session folder beside its sessions is not read.
 _TAKEN: dict[str, tuple[str, ...]] = {
     "claude-code": (".jsonl", ".meta.json"),  # sessions, subagents and their sidecars
@@ -112,7 +110,7 @@ def _named(name: str) -> SourceKind | None:
 
 
 def default_root(name: str, env: Mapping[str, str]) -> Path:
-    return (host_home(name, env) / SESSIONS[name]).absolute()
+    return sessions_home(name, env).absolute()
 
 
 def plan(source: Source, vault: Path | None = None) -> Plan:
