@@ -26,10 +26,11 @@ from dreaming.article.queries import (
 from dreaming.article.schematic import leaks
 from dreaming.article.titles import heading_key, nfc, title_for_stem
 from dreaming.article.validate import KINDS
-from dreaming.errors import PolicyError
+from dreaming.errors import PolicyError, RefusedFileError
 from dreaming.ledger import Ledger, conversations, subjects
 from dreaming.policy import Policy
 from dreaming.vault import Vault
+from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes
 
 Check = Literal[
     "file",
@@ -182,7 +183,7 @@ def _read_articles(vault: Vault, report: AuditReport) -> list[_Read]:
                 Violation(rel, "file", "not a Markdown article: move it out of articles/")
             )
             continue
-        text, why = _text(path)
+        text, why = _text(vault, path)
         if text is None:
             report.violations.append(Violation(rel, "file", why))
             continue
@@ -190,10 +191,13 @@ def _read_articles(vault: Vault, report: AuditReport) -> list[_Read]:
     return read
 
 
-def _text(path: Path) -> tuple[str | None, str]:
-    """The file's text, or None and why it is not a readable article."""
+def _text(vault: Vault, path: Path) -> tuple[str | None, str]:
+    """The file's text, or None and why it is not a readable article (a link is never
+    followed, a named pipe never waited on)."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(vault, path, cap=MAX_PAGE_BYTES, what="an article")
+    except RefusedFileError as e:
+        return None, e.reason
     except OSError as e:
         return None, f"cannot be read ({e.strerror}); check its permissions"
     if b"\0" in data:

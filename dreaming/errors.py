@@ -30,6 +30,17 @@ class UnsafePathError(DreamingError):
     """A path derived from input (a title, a transcript) would leave the vault."""
 
 
+class RefusedFileError(DreamingError):
+    """A file in the vault dreaming will not read: a link, a named pipe or other
+    non-file, one behind a folder link leaving the vault, or one over its size cap."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        """Vault-relative."""
+        self.reason = reason
+
+
 class TranscriptError(DreamingError):
     """A Raw file cannot be read. `reason` is the one-line explanation with the fix."""
 

@@ -19,8 +19,10 @@ from dreaming.article.document import Article, tail_rank
 from dreaming.article.markup import MARKER, STUB_RE, WIKILINK, is_category_line, split_alias
 from dreaming.article.queries import is_redirect
 from dreaming.article.titles import heading_key, title_for_stem
+from dreaming.errors import RefusedFileError
 from dreaming.eval_retrieval import PENDING
 from dreaming.vault import Vault
+from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes
 
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]{0,200}\}\}")
 _EMPHASIS = re.compile(r"[*`]{1,3}")
@@ -40,7 +42,11 @@ def propose(vault: Vault) -> Proposal:
     proposal = Proposal()
     for path in sorted(vault.articles.glob("*.md"), key=lambda p: p.stem):
         try:
-            article = parse(path.read_bytes().decode("utf-8"))
+            data = read_bytes(vault, path, cap=MAX_PAGE_BYTES, what="an article")
+            article = parse(data.decode("utf-8"))
+        except RefusedFileError as e:
+            proposal.skipped.append(str(e))
+            continue
         except (OSError, UnicodeDecodeError) as e:
             proposal.skipped.append(f"{vault.rel(path)}: cannot read as UTF-8 text ({e})")
             continue

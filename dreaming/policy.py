@@ -17,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreaming.errors import ConflictError, PolicyError
+from dreaming.errors import ConflictError, PolicyError, RefusedFileError
 from dreaming.policy_check import MAX_BYTES, PAGES, check_page
 from dreaming.resources import data_dir
 from dreaming.vault import Vault, checksum, write_atomic
+from dreaming.vault.files import read_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +62,9 @@ class Policy:
     def _read(self, name: str) -> PolicyPage:
         where = f"Meta/{name}.md"
         try:
-            data = _read_bounded(self._vault.meta / f"{name}.md")
+            data = self._read_page(self._vault.meta / f"{name}.md")
+        except RefusedFileError as e:
+            raise _Refused(str(e)) from None
         except FileNotFoundError:
             raise _Refused(
                 f"{where}: the policy page is missing; restore it with: "
@@ -81,6 +84,11 @@ class Policy:
             raise _Refused(f"{where}: not UTF-8 text; save it as UTF-8") from None
         return PolicyPage(name, text, checksum(data))
 
+    def _read_page(self, path: Path) -> bytes:
+        """A page in the vault (or its kept version): a 10 MB page is refused unread, a
+        named pipe or a link without a wait or a read through it."""
+        return read_bytes(self._vault, path, cap=MAX_BYTES, what="a policy page")
+
     def _kept(self, name: str) -> Path:
         return self._vault.state / "policy" / f"{name}.md"
 
@@ -90,9 +98,15 @@ class Policy:
         kept = self._kept(page.name)
         data = page.text.encode("utf-8")
         try:
-            before = kept.read_bytes() if kept.is_file() else None
-            if before == data:
-                return
+            before = self._read_page(kept)
+        except FileNotFoundError:
+            before = None
+        except (OSError, RefusedFileError):
+            # Not a file we can replace safely (a pipe, a link): only a fallback is lost.
+            return
+        if before == data:
+            return
+        try:
             kept.parent.mkdir(parents=True, exist_ok=True)
             expected = None if before is None else checksum(before)
             write_atomic(kept, data, expected=expected, registry=None)
@@ -101,14 +115,11 @@ class Policy:
             return
 
     def _fallback(self, name: str, problems: tuple[str, ...]) -> PolicyPage:
-        for source, path in (
-            ("its last good version", self._kept(name)),
-            ("the shipped version", data_dir("meta_templates") / f"{name}.md"),
-        ):
+        for source, shipped in (("its last good version", False), ("the shipped version", True)):
             try:
-                data = _read_bounded(path)
+                data = _read_shipped(name) if shipped else self._read_page(self._kept(name))
                 text = data.decode("utf-8")
-            except (OSError, UnicodeDecodeError):
+            except (OSError, UnicodeDecodeError, RefusedFileError):
                 continue
             # A kept version that today's checks refuse is no better than the page.
             if check_page(name, data):
@@ -126,10 +137,9 @@ class _Refused(Exception):
         self.problems = problems
 
 
-def _read_bounded(path: Path) -> bytes:
-    """The file's bytes, but never more than one byte past what a page may hold: a
-    10 MB page is refused without being read whole."""
-    with path.open("rb") as f:
+def _read_shipped(name: str) -> bytes:
+    """The shipped page (ours, in the package), never more than a page may hold."""
+    with (data_dir("meta_templates") / f"{name}.md").open("rb") as f:
         return f.read(MAX_BYTES + 1)
 
 

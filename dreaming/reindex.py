@@ -9,15 +9,18 @@ never touched.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from dreaming.article.document import Article, parse, tail_rank
 from dreaming.article.fences import line_content, split_lines
 from dreaming.article.markup import MAIN_LINE, category_name, wikilinks
 from dreaming.article.queries import categories, redirect_target, see_also
 from dreaming.article.titles import heading_key, nfc, title_for_stem
+from dreaming.errors import RefusedFileError
 from dreaming.ledger import Ledger, article_index
 from dreaming.ledger.article_index import IndexedArticle, IndexRows
 from dreaming.vault import Vault, checksum
+from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes, refusal
 
 
 @dataclass
@@ -30,19 +33,20 @@ class ReindexReport:
 
 
 def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
+    """Rebuild the index from the real files of `articles/`: a link (even to another
+    article: the name it gives is no article's file), a named pipe or a file over its
+    cap is reported in `unreadable` and left out, never read."""
     report = ReindexReport()
     paths = sorted(vault.articles.glob("*.md"), key=lambda p: p.stem)
-    by_key = {heading_key(p.stem): p.stem for p in paths}
+    refused = {p: why for p in paths if (why := refusal(vault, p)) is not None}
+    by_key = {heading_key(p.stem): p.stem for p in paths if p not in refused}
     rows = IndexRows()
     for path in paths:
-        try:
-            data = path.read_bytes()
-            text = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            report.unreadable.append(
-                (vault.rel(path), f"cannot read as UTF-8 text ({e}); save it as UTF-8")
-            )
+        read = refused.get(path) or _read(vault, path)
+        if isinstance(read, str):
+            report.unreadable.append((vault.rel(path), read))
             continue
+        data, text = read
         index_article(path.stem, parse(text), checksum(data), by_key, rows)
     article_index.rebuild(ledger, rows)
     report.articles = len(rows.articles)
@@ -50,6 +54,17 @@ def reindex(vault: Vault, ledger: Ledger) -> ReindexReport:
     report.aliases = len(rows.aliases)
     report.categories = len(rows.categories)
     return report
+
+
+def _read(vault: Vault, path: Path) -> tuple[bytes, str] | str:
+    """The article's bytes and text, or why it cannot be indexed."""
+    try:
+        data = read_bytes(vault, path, cap=MAX_PAGE_BYTES, what="an article")
+        return data, data.decode("utf-8")
+    except RefusedFileError as e:
+        return e.reason
+    except (OSError, UnicodeDecodeError) as e:
+        return f"cannot read as UTF-8 text ({e}); save it as UTF-8"
 
 
 def index_article(

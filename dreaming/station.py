@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from dreaming import card, notes
-from dreaming.errors import ConflictError, GitError, VaultError
+from dreaming.errors import ConflictError, GitError, RefusedFileError, VaultError
 from dreaming.vault import OwnWrites, Vault, checksum, write_atomic
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional, refusal
+from dreaming.vault.writes import current_checksum
 
 if TYPE_CHECKING:
     from dreaming.ledger import Ledger
@@ -25,7 +27,9 @@ if TYPE_CHECKING:
 
 Changed = Literal["station", "notes"]
 STATION_FILES = (card.CARD, notes.NOTES)
-LINK = "a link; dreaming keeps only a plain file here, so put the file in its place"
+MAX_INDEX_BYTES = 16 * 1024 * 1024
+"""The notes index: NOTES.md's notes (at most `notes.MAX_NOTES_BYTES`) and those it
+dropped in the last 90 days, as JSON."""
 
 
 @dataclass(slots=True)
@@ -70,9 +74,9 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
 
     result = Settled()
     moment = datetime.fromisoformat(now)
-    links = [n for n in STATION_FILES if (vault.root / n).is_symlink()]
-    if links:
-        result.problems += [f"{n}: {LINK}" for n in links]
+    refused = [f"{n}: {why}" for n in STATION_FILES if (why := refusal(vault, vault.root / n))]
+    if refused:
+        result.problems += refused
         return result
     try:
         repo = VaultRepo(vault.root)
@@ -90,8 +94,8 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
     writes: dict[Path, tuple[_Read, bytes]] = {}
     try:
         current = _indexed(vault, "notes" in changed, moment, writes, result)
-        station = _read(vault.root / card.CARD)
-    except VaultError as e:
+        station = _read(vault, vault.root / card.CARD)
+    except (VaultError, RefusedFileError) as e:
         result.problems.append(f"{e}; nothing written")
         return result
     if station.data is None:
@@ -127,8 +131,8 @@ def _indexed(
 ) -> int:
     """The current notes count, planning the index's write when NOTES.md changed or no
     index exists yet."""
-    page = _read(vault.root / notes.NOTES)
-    stored = _read(index_path(vault))
+    page = _read(vault, vault.root / notes.NOTES)
+    stored = _read(vault, index_path(vault))
     try:
         lines = notes.note_lines(page.data or b"")
     except notes.NotesProblem as e:
@@ -194,7 +198,7 @@ def _undo(written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None
     for path, (before, data) in written.items():
         try:
             if before.data is None:
-                if path.exists() and checksum(path.read_bytes()) == checksum(data):
+                if current_checksum(path) == checksum(data):
                     path.unlink()
             else:
                 write_atomic(path, before.data, expected=checksum(data), registry=registry)
@@ -202,15 +206,14 @@ def _undo(written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None
             continue
 
 
-def _read(path: Path) -> _Read:
+def _read(vault: Vault, path: Path) -> _Read:
+    """The file as it is: never through a link (writing would replace the link by a file,
+    and reading would follow it anywhere), never a wait on a named pipe. The card and
+    the notes check their own, smaller, sizes (`card.MAX_CARD_BYTES`, `notes.MAX_NOTES_BYTES`)."""
     name = f"{path.parent.name}/{path.name}" if path.parent.name == ".dreaming" else path.name
-    if path.is_symlink():
-        # Writing would replace the link by a file, and reading would follow it anywhere.
-        raise VaultError(f"{name}: {LINK}")
+    cap = MAX_INDEX_BYTES if path.name == notes.INDEX else MAX_PAGE_BYTES
     try:
-        return _Read(path, path.read_bytes())
-    except FileNotFoundError:
-        return _Read(path, None)
+        return _Read(path, read_optional(vault, path, cap=cap, what="this file"))
     except OSError as e:
         raise VaultError(
             f"{name}: cannot be read ({e.strerror}); make it a readable file, then save again"
@@ -246,11 +249,11 @@ def look(vault: Vault, query: str, ledger: Ledger | None = None) -> Look:
 
     Read-only: without an index yet, NOTES.md is read as a first refresh would."""
     query = query[: notes.MAX_NOTE_CHARS]
-    stored = _read(index_path(vault))
+    stored = _read(vault, index_path(vault))
     if stored.data is not None:
         index = notes.loads(stored.data, vault.rel(stored.path))
     else:
-        page = _read(vault.root / notes.NOTES)
+        page = _read(vault, vault.root / notes.NOTES)
         index = notes.from_lines(notes.note_lines(page.data or b""), datetime.now(UTC).date())
     return Look(card.PLANE, _named(vault, query, ledger), notes.matching(index, query))
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from dreaming.accounting import metered
 from dreaming.config import Settings
-from dreaming.errors import DreamingError, ModelError
+from dreaming.errors import DreamingError, ModelError, RefusedFileError
 from dreaming.ledger import (
     Ledger,
     gate_rejections,
@@ -36,6 +36,7 @@ from dreaming.model import BudgetExhausted, MeteredModel, TextModel
 from dreaming.policy import Policy
 from dreaming.reindex import reindex
 from dreaming.vault import OwnWrites, Vault, checksum
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.lock import run_lock
 from dreaming.vault.raw_folder import raw_files as raw_paths
 from dreaming.vault.writes import remove_leftover_temps
@@ -309,7 +310,8 @@ def _finish(
     if report.articles or report.interrupted:
         # The next night's EXTRACT and RESOLVE know the new titles and aliases, and
         # `status` counts the new articles (a killed run's too).
-        reindex(app.vault, ledger)
+        indexed = reindex(app.vault, ledger)
+        report.notices += [f"{rel}: {why}" for rel, why in indexed.unreadable]
     report.conflicts = list(writer.conflicts)
     report.noops = gate_rejections.of_run(ledger, run_id)
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]
@@ -326,10 +328,20 @@ def _finish(
 def _write_report(vault: Vault, writer: Writer, report: NightReport) -> str | None:
     """Write the report into the day's Log page (a later run that day adds its section)."""
     rel = report_path(report.started_at)
-    path = vault.root / rel
-    before = path.read_text(encoding="utf-8") if path.is_file() else None
+    try:
+        data = read_optional(vault, vault.root / rel, cap=MAX_PAGE_BYTES, what="a page")
+        before = None if data is None else data.decode("utf-8")
+    except RefusedFileError as e:
+        report.report_error = str(e)
+        return None
+    except OSError as e:
+        report.report_error = f"{rel}: cannot be read ({e.strerror}); check its permissions"
+        return None
+    except UnicodeDecodeError:
+        report.report_error = f"{rel}: not UTF-8 text; save it as UTF-8"
+        return None
     text = render(report, before)
-    outcome = writer.write(Edit(rel, text, None if before is None else checksum(before)))
+    outcome = writer.write(Edit(rel, text, None if data is None else checksum(data)))
     if outcome.status != "written":
         report.report_error = outcome.detail or outcome.status
         return None

@@ -18,12 +18,13 @@ from collections.abc import Iterator, Sequence
 from dreaming.article import parse, title_for_stem
 from dreaming.article.queries import footnote_defs
 from dreaming.audit import SCHEMAS_PAGE, schema_kinds
-from dreaming.errors import PolicyError, UnsafePathError
+from dreaming.errors import PolicyError, RefusedFileError, UnsafePathError
 from dreaming.ledger import buckets, woven
 from dreaming.ledger.buckets import CAPTURED
 from dreaming.ledger.woven import Target
 from dreaming.model import ModelCallError
 from dreaming.vault import checksum
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from stages import update
 from stages.create import Created, create
 from stages.prompts import create as create_prompt
@@ -75,7 +76,10 @@ class SynthesizeStage:
             # An earlier unit of this run (the chunk's story) already wove them in.
             return UnitResult("done")
         sources = load(ctx.ledger, chunk_ids)
-        before = path.read_bytes() if path.is_file() else None
+        try:
+            before = read_optional(ctx.vault, path, cap=MAX_PAGE_BYTES, what="an article")
+        except RefusedFileError as e:
+            return UnitResult("failed", str(e))
         if before is None:
             result = _create(ctx, unit.key, stem, sources)
         else:

@@ -24,10 +24,11 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from dreaming.article import Code, Part, check, normalize, stem_for_title, title_for_stem
-from dreaming.errors import ConflictError, DreamingError, UnsafePathError
+from dreaming.errors import ConflictError, DreamingError, RefusedFileError, UnsafePathError
 from dreaming.ledger import Ledger, gate_rejections
 from dreaming.ledger.gate_rejections import GateRejection
 from dreaming.vault import OwnWrites, Vault, checksum, write_atomic
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.repo import VaultRepo
 
 WRITABLE = ("articles", "Log", "Talk")
@@ -36,7 +37,8 @@ WRITABLE = ("articles", "Log", "Talk")
 Status = Literal["written", "unchanged", "noop_rejected", "noop_conflict", "refused", "failed"]
 """written; unchanged: the edit changes nothing; noop_rejected: the gate said no;
 noop_conflict: a person changed the file since the edit read it (their text wins);
-refused: the target is no file the pipeline may write; failed: the disk or git failed."""
+refused: the target is no file the pipeline may write (an unsafe name, a link, a named
+pipe, too big); failed: the disk or git failed."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class Edit:
 class Outcome:
     status: Status
     path: str | None
-    """The file, vault-relative; None when the target was refused."""
+    """The file, vault-relative; None when the target's name was refused."""
     detail: str = ""
     """Why, in one line, for every status but written and unchanged."""
     codes: tuple[Code, ...] = ()
@@ -115,6 +117,8 @@ class Writer:
             return Outcome("refused", None, str(e))
         try:
             return self._write(edit, target)
+        except RefusedFileError as e:
+            return Outcome("refused", target.rel, str(e))
         except ConflictError as e:
             return Outcome("noop_conflict", target.rel, str(e))
         except DreamingError as e:
@@ -141,7 +145,7 @@ class Writer:
         return sha
 
     def _write(self, edit: Edit, target: Target) -> Outcome:
-        before = _read(target.path)
+        before = _read(self._vault, target.path)
         if (None if before is None else checksum(before)) != edit.base:
             raise ConflictError(target.path, "changed since the edit read it")
         if target.stem is None:
@@ -253,11 +257,8 @@ def _unlinked(vault: Vault, path: Path, real: Path, target: str, stem: str | Non
     return Target(path, vault.rel(path), stem)
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+def _read(vault: Vault, path: Path) -> bytes | None:
+    return read_optional(vault, path, cap=MAX_PAGE_BYTES, what="a page")
 
 
 def _person_message(paths: list[Path], vault: Vault) -> str:

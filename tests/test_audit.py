@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -259,6 +260,22 @@ def test_an_unreadable_file_is_one_violation(
 ) -> None:
     (vault.articles / name).write_bytes(data)
     assert only(audit(vault, ledger), "file", f"articles/{name}")
+
+
+@pytest.mark.timeout(10)
+def test_a_named_pipe_in_articles_is_one_violation_not_a_wait(vault: Vault, ledger: Ledger) -> None:
+    os.mkfifo(vault.articles / "Pipe.md")
+    assert only(audit(vault, ledger), "file", "articles/Pipe.md") == (
+        "a named pipe, not a file; delete it"
+    )
+
+
+def test_a_link_in_articles_is_one_violation_and_never_read(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    (tmp_path / "passwd").write_text(clean_text("Passwd"))
+    (vault.articles / "Passwd.md").symlink_to(tmp_path / "passwd")
+    assert only(audit(vault, ledger), "file", "articles/Passwd.md").startswith("a link;")
 
 
 def test_a_non_markdown_file_in_articles_is_a_violation(vault: Vault, ledger: Ledger) -> None:

@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from dreaming.ledger import Ledger, runs
 from tests.support import raw_note
 
 DREAMING = Path(sys.executable).parent / "dreaming"
@@ -139,6 +142,24 @@ def test_synthesize_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path) -
     assert "model calls expected: about 0" in plan.stdout
     assert not list((root / "Log").glob("2*.md"))
     assert dreaming("status", "--vault", str(root)).stdout.count("Last run: never\n") == 1
+
+
+@pytest.mark.timeout(60)
+def test_a_night_that_reindexes_with_a_named_pipe_in_articles_ends_and_frees_the_vault(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    # A killed run before it: this night reindexes articles/ whatever it writes.
+    with Ledger(root / ".dreaming" / "ledger.sqlite") as ledger, ledger.transaction():
+        runs.put(ledger, runs.Run("killed", "night", "2026-12-01T02:00:00+00:00", None, "running"))
+    os.mkfifo(root / "articles" / "Pipe.md")
+    argv = [str(DREAMING), "synthesize", "--vault", str(root), "--stage", "ingest"]
+    night = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+    assert night.returncode == 0, night.stderr
+    assert "dreaming: articles/Pipe.md: a named pipe, not a file; delete it\n" in night.stderr
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+    assert again.returncode == 0, again.stderr
 
 
 def test_synthesize_refuses_an_unknown_stage_in_one_line(tmp_path: Path) -> None:

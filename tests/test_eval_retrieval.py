@@ -308,6 +308,19 @@ def test_drafts_skip_redirects_and_say_unreadable_files(vault: Vault) -> None:
     assert proposal.skipped[0].startswith("articles/Broken.md: cannot read as UTF-8")
 
 
+@pytest.mark.timeout(10)
+def test_drafts_say_a_named_pipe_or_a_link_in_articles_and_read_neither(
+    vault: Vault, tmp_path: Path
+) -> None:
+    os.mkfifo(vault.articles / "Pipe.md")
+    (tmp_path / "secret.md").write_text("# Secret\n\nThe secret lead.\n", encoding="utf-8")
+    (vault.articles / "Secret.md").symlink_to(tmp_path / "secret.md")
+    proposal = propose(vault)
+    assert proposal.rows == []
+    assert proposal.skipped[0] == "articles/Pipe.md: a named pipe, not a file; delete it"
+    assert proposal.skipped[1].startswith("articles/Secret.md: a link;")
+
+
 def test_proposed_rows_are_refused_by_the_eval_until_reviewed(vault: Vault, tmp_path: Path) -> None:
     fill(vault)
     out = tmp_path / "drafts.jsonl"

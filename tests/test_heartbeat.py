@@ -6,6 +6,8 @@ import json
 import os
 from datetime import UTC, datetime
 
+import pytest
+
 from dreaming.vault import Vault
 from watcher.heartbeat import Heartbeat, read_heartbeat
 from watcher.instance import instance_lock
@@ -69,3 +71,9 @@ def test_the_last_night_survives_a_restart(vault: Vault) -> None:
     assert again["status"] == "ok"
     assert again["summary"] == "run abc ok: 3 units done"
     assert again["started"] is not None
+
+
+@pytest.mark.timeout(10)
+def test_a_named_pipe_for_the_heartbeat_reads_as_none_at_once(vault: Vault) -> None:
+    os.mkfifo(vault.state / "watch.json")
+    assert read_heartbeat(vault) is None

@@ -191,6 +191,35 @@ def test_a_second_run_the_same_day_adds_its_section_to_the_day_s_report(
     assert text.index(f"## Run {first.run_id}") < text.index(f"## Run {second.run_id}")
 
 
+@pytest.mark.timeout(10)
+def test_a_named_pipe_at_the_day_s_report_is_said_and_the_night_finishes(
+    vault: Vault, answers_file: Path
+) -> None:
+    os.mkfifo(vault.log / "2026-12-01.md")
+    report = night(
+        vault, answers_file, [FakeStage("segment", "a")], now=lambda: "2026-12-01T03:00:00+00:00"
+    )["report"]
+    assert report.report is None
+    assert report.report_error == "Log/2026-12-01.md: a named pipe, not a file; delete it"
+    with run_lock(vault):
+        pass
+
+
+@pytest.mark.timeout(10)
+def test_a_night_that_reindexes_past_a_named_pipe_in_articles_names_it_and_finishes(
+    vault: Vault, answers_file: Path
+) -> None:
+    with Ledger(vault.ledger_path) as ledger, ledger.transaction():
+        runs.put(ledger, runs.Run("killed", "night", "2026-12-01T02:00:00+00:00", None, "running"))
+    os.mkfifo(vault.articles / "Pipe.md")
+    report = night(vault, answers_file, [])["report"]
+    assert report.interrupted == 1
+    assert "articles/Pipe.md: a named pipe, not a file; delete it" in report.notices
+    assert report.report is not None
+    with run_lock(vault):
+        pass
+
+
 def test_status_last_run_has_units_calls_commits_noops_and_failures(
     vault: Vault, answers_file: Path
 ) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -163,3 +165,42 @@ def test_status_shows_the_policy_problems(vault: Vault) -> None:
     assert "refused Meta/Buckets.md: holds binary data" in text
     (problem,) = json.loads(status("--json"))["policy_problems"]
     assert problem.startswith("Meta/Buckets.md: holds binary data")
+
+
+@pytest.mark.timeout(10)
+def test_status_on_a_named_pipe_for_a_meta_page_says_so_and_returns(vault: Vault) -> None:
+    (vault.meta / "Buckets.md").unlink()
+    os.mkfifo(vault.meta / "Buckets.md")
+    result = CliRunner().invoke(cli, ["status", "--vault", str(vault.root), "--json"])
+    assert result.exit_code == 0, result.output
+    (problem,) = json.loads(result.output)["policy_problems"]
+    assert problem == (
+        "Meta/Buckets.md: a named pipe, not a file; delete it; "
+        "until then the shipped version is in force"
+    )
+
+
+def test_a_meta_page_that_is_a_link_out_of_the_vault_is_not_read(
+    vault: Vault, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "Chunking.md"
+    elsewhere.write_bytes((vault.meta / "Chunking.md").read_bytes())
+    (vault.meta / "Chunking.md").unlink()
+    (vault.meta / "Chunking.md").symlink_to(elsewhere)
+    policy = Policy(vault)
+    policy.text("Chunking")
+    (problem,) = policy.problems
+    assert problem.startswith("Meta/Chunking.md: a link;")
+
+
+@pytest.mark.timeout(10)
+def test_a_named_pipe_as_the_last_good_version_falls_back_to_the_shipped_one(
+    vault: Vault,
+) -> None:
+    (vault.state / "policy").mkdir()
+    os.mkfifo(vault.state / "policy" / "Chunking.md")
+    (vault.meta / "Chunking.md").write_bytes(b"")
+    policy = Policy(vault, keep=True)
+    policy.text("Chunking")
+    (problem,) = policy.problems
+    assert problem.endswith("until then the shipped version is in force")

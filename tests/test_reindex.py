@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import pytest
+
 from dreaming.article.document import build
 from dreaming.article.markup import Footnote
 from dreaming.ledger import Ledger
@@ -130,3 +135,35 @@ def test_a_cr_only_article_is_read_line_by_line(vault: Vault, ledger: Ledger) ->
     reindex(vault, ledger)
     assert rows(ledger, "SELECT title, kind FROM article_index") == [("Bread", "thing")]
     assert ("Bread", "Sourdough", "main") in rows(ledger, "SELECT src, dst, via FROM links")
+
+
+@pytest.mark.timeout(10)
+def test_a_named_pipe_in_articles_is_skipped_with_a_line(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    os.mkfifo(vault.articles / "Pipe.md")
+    report = reindex(vault, ledger)
+    assert report.articles == 2
+    assert report.unreadable == [("articles/Pipe.md", "a named pipe, not a file; delete it")]
+
+
+def test_a_link_in_articles_to_a_file_outside_the_vault_is_never_read(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    secret = tmp_path / "passwd"
+    secret.write_text(build("Passwd", lead="root:x:0:0:the secret lead", sections=[]))
+    (vault.articles / "Passwd.md").symlink_to(secret)
+    report = reindex(vault, ledger)
+    assert rows(ledger, "SELECT stem, lead FROM article_index") == []
+    assert [rel for rel, _ in report.unreadable] == ["articles/Passwd.md"]
+    assert report.unreadable[0][1].startswith("a link;")
+
+
+def test_a_link_to_another_article_is_skipped_too(vault: Vault, ledger: Ledger) -> None:
+    sourdough(vault)
+    (vault.articles / "Levain.md").symlink_to(vault.articles / "Sourdough.md")
+    report = reindex(vault, ledger)
+    assert [rel for rel, _ in report.unreadable] == ["articles/Levain.md"]
+    assert rows(ledger, "SELECT stem FROM article_index ORDER BY stem") == [
+        ("Rye_Flour",),
+        ("Sourdough",),
+    ]

@@ -3,6 +3,7 @@ and the commit lock that lets one process commit from two threads."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -62,19 +63,25 @@ def test_a_valid_meta_edit_is_committed_as_the_person(vault: Vault, repo: VaultR
     assert repo.committed(page, page.read_bytes())
 
 
-def test_an_invalid_meta_edit_is_a_problem_and_not_committed(vault: Vault, repo: VaultRepo) -> None:
-    before = head(repo)
+def test_an_invalid_meta_edit_is_committed_as_the_person_but_not_put_in_force(
+    vault: Vault, repo: VaultRepo
+) -> None:
     page = vault.meta / "Chunking.md"
     with watched(vault) as w:
         page.write_bytes(b"\xff\xfe\x00 not text \xc3")
         said = w.reaction(lambda r: r.path == "Meta/Chunking.md")
     assert said.problem
-    assert said.outcome.endswith("until then the shipped version is in force")
-    assert not said.outcome.startswith("Meta/")
-    assert head(repo) == before
+    assert said.outcome.startswith("holds binary data")
+    assert said.outcome.endswith(
+        "until then the shipped version is in force; your edit is committed as yours"
+    )
+    assert head(repo).author.name == "Ada Person"
+    assert message(head(repo)).startswith("Edit Meta/Chunking.md")
+    assert repo.committed(page, b"\xff\xfe\x00 not text \xc3")
+    assert not (vault.state / "policy" / "Chunking.md").exists()
 
 
-def test_a_broken_meta_page_put_back_as_committed_is_in_force_again(
+def test_a_broken_meta_page_undone_in_git_is_in_force_again_with_nothing_to_commit(
     vault: Vault, repo: VaultRepo
 ) -> None:
     page = vault.meta / "Chunking.md"
@@ -83,10 +90,12 @@ def test_a_broken_meta_page_put_back_as_committed_is_in_force_again(
     with watched(vault) as w:
         page.write_bytes(b"\0 broken")
         w.reaction(lambda r: r.path == "Meta/Chunking.md" and r.problem)
-        page.write_bytes(good)
+        assert head(repo) != before
+        repo.repo.git.reset("--hard", before.hexsha)
         said = w.reaction(lambda r: r.path == "Meta/Chunking.md" and not r.problem)
     assert said.outcome == "policy reloaded"
     assert head(repo) == before
+    assert page.read_bytes() == good
 
 
 def test_an_article_edit_is_committed_as_the_person_and_reindexed(
@@ -232,3 +241,59 @@ def test_one_process_commits_from_two_threads_without_tripping_on_its_own_lock(
     thread.join(5)
     assert errors == []
     assert repo.dirty_paths([first, second]) == []
+
+
+def edited_later(vault: Vault, repo: VaultRepo) -> Path:
+    """An article the person edits after the bad file: its commit shows the watcher went on."""
+    return committed_article(vault, repo, "Sourdough", "A bread.")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("rel", ["articles/Pipe.md", "Talk/Pipe.md", "Log/Pipe.md"])
+def test_a_named_pipe_among_article_edits_is_said_and_the_watcher_goes_on(
+    vault: Vault, repo: VaultRepo, rel: str
+) -> None:
+    later = edited_later(vault, repo)
+    with watched(vault) as w:
+        os.mkfifo(vault.root / rel)
+        said = w.reaction(lambda r: r.path == rel)
+        later.write_text(article("Sourdough", "The person's words."))
+        w.reaction(lambda r: r.path == "articles/Sourdough.md" and not r.problem)
+    assert said.problem
+    assert said.outcome == "a named pipe, not a file; delete it"
+    assert message(head(repo)).startswith("Edit articles/Sourdough.md")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("name", ["Chunking", "My_Ideas"])
+def test_a_named_pipe_for_a_meta_page_is_said_and_the_watcher_goes_on(
+    vault: Vault, repo: VaultRepo, name: str
+) -> None:
+    page = vault.meta / f"{name}.md"
+    page.unlink(missing_ok=True)
+    later = edited_later(vault, repo)
+    with watched(vault) as w:
+        os.mkfifo(page)
+        said = w.reaction(lambda r: r.path == f"Meta/{name}.md")
+        later.write_text(article("Sourdough", "The person's words."))
+        w.reaction(lambda r: r.path == "articles/Sourdough.md" and not r.problem)
+    assert said.problem
+    assert said.outcome.startswith("a named pipe, not a file; delete it")
+    assert message(head(repo)).startswith("Edit articles/Sourdough.md")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("name", ["STATION.md", "NOTES.md"])
+def test_a_named_pipe_for_a_station_file_is_said_and_the_watcher_goes_on(
+    vault: Vault, repo: VaultRepo, name: str
+) -> None:
+    (vault.root / name).unlink()
+    later = edited_later(vault, repo)
+    with watched(vault) as w:
+        os.mkfifo(vault.root / name)
+        said = w.reaction(lambda r: r.problem)
+        later.write_text(article("Sourdough", "The person's words."))
+        w.reaction(lambda r: r.path == "articles/Sourdough.md" and not r.problem)
+    assert said.path == name
+    assert said.outcome == f"{name}: a named pipe, not a file; delete it"
+    assert message(head(repo)).startswith("Edit articles/Sourdough.md")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -158,6 +159,19 @@ def test_an_unreadable_request_is_answered_failed_and_not_run(
     (vault.state / "control").mkdir(exist_ok=True)
     (vault.state / "control" / "bad.request.json").write_text('{"limit": -1}')
     result = wait_result(vault, "bad", alive=lambda: True, poll=0.05)
+    assert result.status == "failed"
+    assert night.ran == []
+
+
+@pytest.mark.timeout(20)
+def test_a_named_pipe_as_a_request_is_answered_failed_and_not_waited_on(
+    vault: Vault, started: list[NightScheduler]
+) -> None:
+    night = FakeNight()
+    start(started, vault, far_away(), night)
+    (vault.state / "control").mkdir(exist_ok=True)
+    os.mkfifo(vault.state / "control" / "pipe.request.json")
+    result = wait_result(vault, "pipe", alive=lambda: True, poll=0.05)
     assert result.status == "failed"
     assert night.ran == []
 

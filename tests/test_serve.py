@@ -156,6 +156,24 @@ def test_watch_runs_status_shows_it_and_sigterm_stops_it_with_exit_0(
     assert "signal SIGTERM: stopping" in log
 
 
+@pytest.mark.timeout(60)
+def test_a_watcher_with_a_named_pipe_in_articles_says_so_and_still_stops_on_sigterm(
+    vault: Vault, watchers: list[Watcher]
+) -> None:
+    w = watch(watchers, vault)
+    pipe = vault.articles / "Pipe.md"
+    deadline = time.monotonic() + 15
+    # Made again each second until said: the heartbeat says running a moment before the
+    # watch is in place. A watcher stuck opening the pipe never says a word.
+    while "articles/Pipe.md" not in w.output() and time.monotonic() < deadline:
+        pipe.unlink(missing_ok=True)
+        os.mkfifo(pipe)
+        time.sleep(1)
+    w.proc.send_signal(signal.SIGTERM)
+    assert w.proc.wait(timeout=10) == 0
+    assert "article articles/Pipe.md: a named pipe, not a file; delete it" in w.output()
+
+
 def test_a_second_watch_on_the_vault_is_refused_naming_the_first(
     vault: Vault, watchers: list[Watcher]
 ) -> None:

@@ -4,6 +4,7 @@ heated card and the notes index committed as dreaming's; `dreaming station heat 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from dreaming.article.document import build
+from dreaming.errors import RefusedFileError
 from dreaming.ledger import Ledger
 from dreaming.notes import note_id
 from dreaming.reindex import reindex
@@ -309,3 +311,25 @@ def test_a_card_that_is_a_link_is_never_written_through(vault: Vault, tmp_path: 
     assert card.is_symlink()
     assert elsewhere.read_bytes() == before
     assert any(p.startswith("STATION.md: a link") for p in result.problems)
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("name", ["STATION.md", "NOTES.md"])
+def test_a_named_pipe_for_a_station_file_is_a_problem_and_nothing_is_written(
+    vault: Vault, name: str
+) -> None:
+    (vault.root / name).unlink()
+    os.mkfifo(vault.root / name)
+    before = git(vault, "rev-parse", "HEAD")
+    result = settle(vault, OwnWrites(), changed={"station", "notes"}, now=NOW)
+    assert result.problems == [f"{name}: a named pipe, not a file; delete it"]
+    assert git(vault, "rev-parse", "HEAD") == before
+    assert not index_path(vault).exists()
+
+
+@pytest.mark.timeout(10)
+def test_look_on_a_named_pipe_for_notes_is_one_line_not_a_wait(vault: Vault) -> None:
+    (vault.root / "NOTES.md").unlink()
+    os.mkfifo(vault.root / "NOTES.md")
+    with pytest.raises(RefusedFileError, match=r"^NOTES\.md: a named pipe, not a file"):
+        look(vault, "anything")

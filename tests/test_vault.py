@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import ConflictError, UnsafePathError, VaultError
-from dreaming.vault import LAYOUT, OwnWrites, Vault, checksum, read_text, write_atomic
+from dreaming.vault import LAYOUT, OwnWrites, Vault, checksum, write_atomic
 
 
 def test_write_creates_a_new_file_when_none_was_expected(tmp_path: Path) -> None:
@@ -21,7 +21,7 @@ def test_write_creates_a_new_file_when_none_was_expected(tmp_path: Path) -> None
 def test_write_replaces_the_file_it_read(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("old\n")
-    _, digest = read_text(path)
+    digest = checksum(path.read_bytes())
     write_atomic(path, "new\n", expected=digest, registry=None)
     assert path.read_text() == "new\n"
 
@@ -29,7 +29,7 @@ def test_write_replaces_the_file_it_read(tmp_path: Path) -> None:
 def test_a_person_edit_after_the_read_wins(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("old\n")
-    _, digest = read_text(path)
+    digest = checksum(path.read_bytes())
     path.write_text("the person's edit\n")
     with pytest.raises(ConflictError, match=r"a\.md: changed on disk"):
         write_atomic(path, "pipeline text\n", expected=digest, registry=None)
@@ -49,7 +49,7 @@ def test_a_crash_during_the_rename_leaves_the_old_file_and_no_temp(
 ) -> None:
     path = tmp_path / "a.md"
     path.write_text("old\n")
-    _, digest = read_text(path)
+    digest = checksum(path.read_bytes())
 
     def crash(src: object, dst: object) -> None:
         raise OSError("power cut")
@@ -68,6 +68,21 @@ def test_own_writes_are_recognised_until_the_person_edits(tmp_path: Path) -> Non
     assert registry.is_own(path)
     path.write_text("the person's\n")
     assert not registry.is_own(path)
+
+
+@pytest.mark.timeout(10)
+def test_a_named_pipe_put_where_we_wrote_is_no_own_write_and_is_never_written_over(
+    tmp_path: Path,
+) -> None:
+    registry = OwnWrites()
+    path = tmp_path / "a.md"
+    digest = write_atomic(path, "ours\n", expected=None, registry=registry)
+    path.unlink()
+    os.mkfifo(path)
+    assert not registry.is_own(path)
+    with pytest.raises(ConflictError):
+        write_atomic(path, "again\n", expected=digest, registry=registry)
+    assert path.is_fifo()
 
 
 def test_a_write_names_its_registry_there_is_no_shared_default(tmp_path: Path) -> None:

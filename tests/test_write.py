@@ -265,6 +265,19 @@ def test_a_link_to_elsewhere_in_the_vault_is_refused(vault: Vault, writer: Write
     assert policy.read_text(encoding="utf-8") == "policy\n"
 
 
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("target", ["Thing", "Talk/Thing.md", "Log/2026-12-01.md"])
+def test_a_named_pipe_where_the_edit_goes_is_refused_at_once(
+    vault: Vault, writer: Writer, target: str
+) -> None:
+    pipe = vault.articles / "Thing.md" if target == "Thing" else vault.root / target
+    os.mkfifo(pipe)
+    outcome = writer.write(Edit(target, "# Thing\n\nText.\n", None))
+    assert outcome.status == "refused"
+    assert outcome.detail == f"{vault.rel(pipe)}: a named pipe, not a file; delete it"
+    assert writer.commit("nothing") is None
+
+
 def test_a_log_page_is_written_as_given(vault: Vault, writer: Writer) -> None:
     report = "# Night of 2026-12-01\n\n* 3 articles   \n"
     assert writer.write(Edit("Log/2026/2026-12-01.md", report, None)).status == "written"

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 
-from dreaming.errors import DreamingError
+from dreaming.errors import DreamingError, RefusedFileError
 from dreaming.vault import Vault, write_atomic
+from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
 from watcher.night import NightRequest, NightResult
 
 CONTROL_DIR = "control"
@@ -48,11 +49,12 @@ def take_requests(vault: Vault) -> Iterator[tuple[str, NightRequest | None]]:
     for path in found:
         rid = path.name.removesuffix(REQUEST)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(read_bytes(vault, path, cap=MAX_STATE_BYTES, what="a request"))
             path.unlink()
         except FileNotFoundError:
             continue
-        except (OSError, ValueError):
+        except (OSError, ValueError, RefusedFileError):
+            # A named pipe among them too: refused unread, never waited on.
             path.unlink(missing_ok=True)
             yield rid, None
             continue

@@ -11,10 +11,11 @@ import json
 import os
 import threading
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
+from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, write_atomic
+from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
 from dreaming.vault.writes import current_checksum
 from watcher.instance import watching_pid
 
@@ -79,7 +80,7 @@ class Heartbeat:
             "state": "watching",
             "last_event": None,
             "next_night": None,
-            "last_night": _previous_night(self._path),
+            "last_night": _previous_night(vault),
             "policy_problems": [],
             "pending_raw": 0,
         }
@@ -144,21 +145,17 @@ class Heartbeat:
         write_atomic(self._path, data, expected=current_checksum(self._path), registry=None)
 
 
-def _previous_night(path: Path) -> NightDoc | None:
+def _previous_night(vault: Vault) -> NightDoc | None:
     """The last night an earlier watcher recorded: a restart does not forget it."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    doc = _read(vault)
     night = doc.get("last_night") if isinstance(doc, dict) else None
     return night if isinstance(night, dict) else None  # type: ignore[return-value]
 
 
 def read_heartbeat(vault: Vault) -> HeartbeatDoc | None:
     """The last heartbeat with `running` set, or None when no watcher ever ran here."""
-    try:
-        doc: HeartbeatDoc = json.loads((vault.state / FILE_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    doc: HeartbeatDoc | None = _read(vault)
+    if not isinstance(doc, dict):
         return None
     holder = watching_pid(vault)
     doc["running"] = holder is not None and holder == doc.get("pid")
@@ -166,3 +163,14 @@ def read_heartbeat(vault: Vault) -> HeartbeatDoc | None:
         # It died without saying so (SIGKILL, power): the file's state is stale.
         doc["state"] = "stopped"
     return doc
+
+
+def _read(vault: Vault) -> Any:
+    """The heartbeat file's JSON, or None when there is no readable one (never a wait on
+    a named pipe put in its place)."""
+    try:
+        return json.loads(
+            read_bytes(vault, vault.state / FILE_NAME, cap=MAX_STATE_BYTES, what="a state file")
+        )
+    except (OSError, ValueError, RefusedFileError):
+        return None

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from dreaming.errors import DreamingError, GitError
+from dreaming.errors import DreamingError, GitError, RefusedFileError
 from dreaming.policy import accept_edit
 from dreaming.reindex import reindex
 from dreaming.station import Changed, settle
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.repo import VaultRepo
 from watcher.app import App
 from watcher.changes import Work
@@ -121,11 +122,9 @@ class Routes:
         return "article", shown(min(self._articles))
 
     def _person_edited(self, repo: VaultRepo, path: Path) -> bool:
-        """Whether the file differs from HEAD and from what we wrote there ourselves."""
-        try:
-            data: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            data = None
+        """Whether the file differs from HEAD and from what we wrote there ourselves.
+        RefusedFileError for what is no file to commit (a named pipe, a link, too big)."""
+        data = read_optional(self._app.vault, path, cap=MAX_PAGE_BYTES, what="a page")
         if repo.committed(path, data):
             return False
         return data is None or not self._app.own_writes.is_own(path)
@@ -137,13 +136,21 @@ class Routes:
             path = vault.meta / f"{name}.md"
             try:
                 # A page put back as committed (git checkout, an undo) is checked too: it may
-                # end a problem said before; only a person's change is committed.
+                # end a problem said before. A person's change is committed, valid or not
+                # (their text is never thrown away); only a valid one is put in force.
                 problems = accept_edit(vault, name)
+                try:
+                    edited = self._person_edited(repo, path)
+                except RefusedFileError as e:
+                    problems, edited = problems or [str(e)], False
+                if edited:
+                    repo.commit_person([path], f"Edit {rel}")
                 if problems:
                     said = shown(problems[0].removeprefix(f"{rel}: "))
+                    if edited:
+                        said += "; your edit is committed as yours"
                     self._say(Reaction("meta", shown(rel), said, problem=True))
-                elif self._person_edited(repo, path):
-                    repo.commit_person([path], f"Edit {rel}")
+                elif edited:
                     said = "policy reloaded; your edit is committed"
                     self._say(Reaction("meta", shown(rel), said))
                 else:
@@ -184,7 +191,14 @@ class Routes:
         vault = self._app.vault
         rels = sorted(self._articles)
         try:
-            edited = [rel for rel in rels if self._person_edited(repo, vault.root / rel)]
+            edited = []
+            for rel in rels:
+                try:
+                    if self._person_edited(repo, vault.root / rel):
+                        edited.append(rel)
+                except RefusedFileError as e:
+                    # Said and left out; the other edits are committed.
+                    self._say(Reaction("article", shown(rel), shown(e.reason), problem=True))
             if edited:
                 more = f" and {len(edited) - 1} more" if len(edited) > 1 else ""
                 body = "\n\n" + "\n".join(edited) if more else ""

@@ -23,7 +23,9 @@ from typing import Any
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, write_atomic
+from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
 from dreaming.vault.writes import current_checksum
 from watcher import control
 from watcher.night import NightRequest, NightResult
@@ -162,9 +164,10 @@ class NightScheduler:
         return datetime.now(self.timezone).isoformat()
 
     def _state(self) -> dict[str, Any]:
+        path = self.vault.state / SCHEDULE_FILE
         try:
-            doc = json.loads((self.vault.state / SCHEDULE_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            doc = json.loads(read_bytes(self.vault, path, cap=MAX_STATE_BYTES, what="a state file"))
+        except (OSError, ValueError, RefusedFileError):
             return {}
         return doc if isinstance(doc, dict) else {}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dreaming.vault.own_writes import OwnWrites
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
-from dreaming.vault.writes import checksum, read_text, write_atomic
+from dreaming.vault.writes import checksum, write_atomic
 
 __all__ = [
     "FOLDERS",
@@ -18,6 +18,5 @@ __all__ = [
     "OwnWrites",
     "Vault",
     "checksum",
-    "read_text",
     "write_atomic",
 ]
