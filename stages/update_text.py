@@ -218,11 +218,12 @@ def cite(sentence: str, labels: Sequence[str]) -> str:
 
 def top_label(text: str) -> int:
     """The highest numeric footnote label in the text (markers and definitions); 0 if none."""
-    found = [int(x) for x in markers(text) if x.isdigit()]
+    # ASCII numbers only: "²" passes isdigit() and int() refuses it.
+    found = [int(x) for x in markers(text) if x.isascii() and x.isdigit()]
     found += [
         int(m.group(1))
         for line in split_lines(text)
-        if (m := DEFINITION.match(line)) and m.group(1).isdigit()
+        if (m := DEFINITION.match(line)) and m.group(1).isascii() and m.group(1).isdigit()
     ]
     return max(found, default=0)
 

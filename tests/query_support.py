@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from bench.wiki_gen import generate
 from dreaming.article import build
 from dreaming.article.markup import Footnote
 from dreaming.ledger import Ledger, conversations
@@ -102,3 +103,35 @@ def pages_of(read: object, **kwargs: object) -> list[Result]:
 
 def reader(vault: Vault, ledger: Ledger) -> Reader:
     return Reader(vault, ledger)
+
+
+HUGE = "Huge_Article"
+"""The stem of `big_wiki`'s article that no single read holds."""
+
+
+def big_wiki(vault: Vault, ledger: Ledger) -> str:
+    """A wiki that no tool can answer in one piece: 150 generated articles (bench's), one of
+    400 sections with a 9 KB lead, a link to every other article, 150 infobox fields and 40
+    namesakes of one alias, and a conversation of 300 messages. The conversation's id."""
+    generate(vault.articles, 150)
+    titles = [p.stem.replace("_", " ") for p in sorted(vault.articles.glob("*.md"))]
+    lead = " ".join(f"Sentence {i} of the lead about [[{t}]].[^1]" for i, t in enumerate(titles))
+    sections = tuple(
+        (f'Section {i} "quoted" ünïcode', f"Body {i} of the section.[^1]\n\nMore.[^1]")
+        for i in range(400)
+    )
+    box = {"kind": "project", "type": "cli", "aliases": "Same"}
+    box.update({f"field{i}": f'value {i} with \\ and " in it' for i in range(150)})
+    article(
+        vault,
+        HUGE.replace("_", " "),
+        lead=lead,
+        sections=sections,
+        infobox=box,
+        see_also=tuple(titles[:60]),
+        categories=("Everything",),
+    )
+    for i in range(40):
+        article(vault, f"Namesake {i}", infobox={"kind": "project", "aliases": "Same"})
+    turns = [("user" if i % 2 else "assistant", f"turn {i} " + "word " * 80) for i in range(300)]
+    return conversation(ledger, "9e9e9e9e", turns)

@@ -334,6 +334,16 @@ def test_footnote_defs_parse_the_standard_citation() -> None:
     assert first == Footnote(1, "deadbeef", "2024-01-02", "claude", "first talk")
 
 
+@pytest.mark.parametrize("label", ["²", "٣", "①"])
+def test_a_footnote_label_that_is_no_ascii_number_is_no_citation(label: str) -> None:
+    text = (
+        f"# T\n\nLead.[^{label}]\n\n## References\n\n"
+        f"[^{label}]: `conv:deadbeef` (2024-01-02, claude) — talk\n"
+    )
+    assert footnote_defs(parse(text)) == []
+    assert problems(parse(text))  # said, not raised
+
+
 def test_a_redirect_article_is_recognised() -> None:
     a = parse("# Old Name\n\n*Redirects to [[New Name]]*\n")
     assert is_redirect(a)

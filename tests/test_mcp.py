@@ -272,3 +272,11 @@ def test_mcp_without_a_vault_says_how_to_make_one(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert "dreaming init" in done.stderr
+
+
+def test_list_filters_given_together_must_all_hold(vault: Vault) -> None:
+    fill(vault)
+    (listed,) = over_stdio(vault, calls(("list", {"kind": "project", "category": "Tools"})))
+    assert not listed.is_error, text(listed)
+    assert listed.structured_content is not None
+    assert listed.structured_content["data"]["stems"] == ["Claude_Code"]

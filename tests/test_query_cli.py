@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from dreaming.ledger import Ledger
+from dreaming.query.budget import ENVELOPE
 from dreaming.vault import Vault
-from tests.query_support import article, conversation, examples
+from tests.query_support import HUGE, article, big_wiki, conversation, examples
 from tests.test_cli import dreaming
 
 
@@ -62,3 +63,32 @@ def test_a_missing_vault_is_one_line_of_error(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1
     assert "dreaming init" in done.stderr
+
+
+def test_list_with_kind_and_type_lists_what_has_both(vault: Vault) -> None:
+    article(vault, "Ripgrep", infobox={"kind": "tool", "type": "cli"})
+    article(vault, "Fd", infobox={"kind": "tool"})
+    article(vault, "Ls", infobox={"kind": "thing", "type": "cli"})
+    done = dreaming(
+        "query", "list", "--kind", "tool", "--type", "cli", "--vault", str(vault.root), "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["data"]["stems"] == ["Ripgrep"]
+
+
+def test_json_holds_the_budget_with_an_echoed_argument(vault: Vault, ledger: Ledger) -> None:
+    big_wiki(vault, ledger)
+    heading = '"quoted\\ ' * 100  # each quote and backslash escaped twice in JSON
+    for ask in (["section", HUGE, heading], ["read", HUGE], ["list", "--kind", heading]):
+        done = dreaming("query", *ask, "--vault", str(vault.root), "--json")
+        assert done.returncode == 0, done.stderr
+        assert len(done.stdout.rstrip("\n").encode()) <= 2048 - ENVELOPE, ask[:2]
+
+
+def test_an_argument_too_long_for_a_name_is_one_line_of_error(vault: Vault) -> None:
+    done = dreaming("query", "resolve", "n" * 100_000, "--vault", str(vault.root), "--json")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "100,000 bytes" in done.stderr
+    assert "n" * 200 not in done.stderr

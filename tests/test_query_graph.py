@@ -101,3 +101,27 @@ def test_status_counts_and_the_last_run(reader: Reader, ledger: Ledger) -> None:
     assert result.data["messages"] == 2
     assert result.data["last_run"]["status"] == "running"
     assert "last run: night running" in result.text
+
+
+def test_list_filters_given_together_must_all_hold(reader: Reader) -> None:
+    assert reader.list_by(kind="tool", type="cli").data["stems"] == ["Ripgrep"]
+    assert reader.list_by(kind="tool", category="Search Tools").data["stems"] == [
+        "Grep",
+        "Ripgrep",
+    ]
+    assert reader.list_by(type="cli", category="search tools").data["stems"] == ["Ripgrep"]
+    none = reader.list_by(kind="thing", type="cli")
+    assert none.data["stems"] == []
+    assert 'No article has kind "thing" and type "cli"' in none.text
+
+
+def test_a_list_page_carries_only_its_own_stems(vault: Vault, ledger: Ledger) -> None:
+    for i in range(120):
+        article(vault, f"Tool Number {i:03}", infobox={"kind": "tool"})
+    pages = pages_of(Reader(vault, ledger).list_by, kind="tool")
+    assert len(pages) > 1
+    stems = [s for p in pages for s in p.data["stems"]]
+    assert stems == [f"Tool_Number_{i:03}" for i in range(120)]
+    for p in pages:
+        assert all(f"- {s} —" in p.text for s in p.data["stems"])
+    assert pages[0].next == 'list kind="tool" page=2'

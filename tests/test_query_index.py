@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from dreaming.errors import VaultError
 from dreaming.ledger import Ledger
-from dreaming.query import Reader
-from dreaming.query.index import MAX_ARTICLE_BYTES, NavIndex
+from dreaming.query import Reader, pages
+from dreaming.query.index import MAX_ARTICLE_BYTES, NavIndex, read_article_bytes
 from dreaming.reindex import reindex
 from dreaming.vault import Vault
 from tests.query_support import article, examples
@@ -240,3 +243,105 @@ def test_two_readers_of_one_vault_each_see_an_article_the_other_indexed_first(
     assert second.refresh().parsed == 1
     assert first.refresh().parsed == 1  # its cache never saw the row the other wrote
     assert Reader(vault, ledger).resolve_stems("fd find") == ["Fd_Find"]
+
+
+def _same_size_edit(path: Path, old: str, new: str) -> None:
+    """An edit written in place (no rename): only the file's mtime tells."""
+    assert len(old) == len(new)
+    st = path.stat()
+    path.write_text(path.read_text().replace(old, new))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+
+
+def test_a_followed_index_answers_from_the_articles_folder_on_disk_now(
+    vault: Vault, ledger: Ledger
+) -> None:
+    article(vault, "Ripgrep", sections=(("Usage", "It searches fast.[^1]"),))
+    reader = Reader(vault, ledger)
+    reader.index.recheck_seconds = 3600
+    assert reader.index.follow(wait=10), "the file watch never came up"
+    try:
+        assert "fast" in reader.section("Ripgrep", "Usage").text
+        vault.articles.rename(vault.root / "articles.old")
+        assert reader.resolve_stems("ripgrep") == []
+        vault.articles.mkdir()
+        article(vault, "Ripgrep", sections=(("Usage", "It searches slow.[^1]"),))
+        assert "slow" in reader.section("Ripgrep", "Usage").text
+        # The new folder is the one followed now: an edit in place there is seen at
+        # once, not at the next full check a minute on.
+        _same_size_edit(vault.articles / "Ripgrep.md", "slow", "calm")
+        deadline = time.monotonic() + 5
+        while "calm" not in reader.section("Ripgrep", "Usage").text:
+            assert time.monotonic() < deadline, "the edit in the new articles/ was never seen"
+            time.sleep(0.05)
+    finally:
+        reader.index.close()
+
+
+def test_an_articles_folder_replaced_by_a_link_out_of_the_vault_is_refused(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    article(vault, "Ripgrep")
+    reader = Reader(vault, ledger)
+    assert reader.resolve_stems("ripgrep") == ["Ripgrep"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "Secret.md").write_text("# Secret\n\nTOPSECRET\n")
+    vault.articles.rename(vault.root / "articles.old")
+    vault.articles.symlink_to(outside)
+    for _ in range(2):  # refused every time, not only the first
+        with pytest.raises(VaultError, match="outside the vault"):
+            reader.search("TOPSECRET")
+
+
+def test_a_file_that_became_a_link_since_the_listing_is_never_followed(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    article(vault, "Ripgrep")
+    reader = Reader(vault, ledger)
+    reader.index.recheck_seconds = 3600
+    reader.read("Ripgrep")
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Ripgrep\n\nTOPSECRET\n")
+    path = vault.articles / "Ripgrep.md"
+    path.unlink()
+    path.symlink_to(secret)
+    # Between a listing and the read of the file (here: no listing since), the
+    # read itself refuses the link.
+    with pytest.raises(OSError, match="symbolic links"):
+        read_article_bytes(vault, "Ripgrep")
+    with pytest.raises(OSError, match="not an article name"):
+        read_article_bytes(vault, "../../secret")
+    assert "TOPSECRET" not in pages.read(vault, ledger, "Ripgrep", full=True, page=1).text
+
+
+def test_a_file_that_became_a_fifo_since_the_listing_is_read_at_once(
+    vault: Vault, ledger: Ledger
+) -> None:
+    article(vault, "Ripgrep")
+    Reader(vault, ledger).read("Ripgrep")
+    path = vault.articles / "Ripgrep.md"
+    path.unlink()
+    os.mkfifo(path)
+    failed: list[OSError] = []
+
+    def read() -> None:
+        try:
+            read_article_bytes(vault, "Ripgrep")
+        except OSError as e:
+            failed.append(e)
+
+    reading = threading.Thread(target=read, daemon=True)
+    reading.start()
+    reading.join(timeout=5)
+    assert not reading.is_alive(), "the read blocked on a FIFO"
+    assert failed, "a FIFO was read as an article"
+    text = pages.read(vault, ledger, "Ripgrep", full=True, page=1).text
+    assert "cannot read articles/Ripgrep.md now" in text
+
+
+def test_a_name_no_tool_could_ask_for_is_left_out(vault: Vault, ledger: Ledger) -> None:
+    article(vault, "Ripgrep")
+    (vault.articles / "Tab\there.md").write_text("# Tab\n")
+    (vault.articles / f"{'l' * 220}.md").write_text("# Long\n")
+    assert Reader(vault, ledger).status().data["files"] == 1

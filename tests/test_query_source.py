@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dreaming.ledger import Ledger
-from dreaming.query import Reader
+from dreaming.query import QueryError, Reader
 from dreaming.vault import Vault
 from tests.query_support import conversation, pages_of, within_budget
 
@@ -54,3 +54,27 @@ def test_an_unknown_conversation_says_what_to_ask(reader: Reader) -> None:
     result = within_budget(reader.source("conv:12345678"))
     assert result.data["id"] is None
     assert "conv:HASH" in result.text
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "Raw/a.jsonl",
+        "../../.dreaming/ledger.sqlite",
+        "%",
+        "0a1b",
+        "' OR 1=1 --",
+        "session-one' OR id LIKE '%",
+        "conv:*",
+    ],
+)
+def test_a_conversation_is_read_only_by_its_exact_id_or_hash(reader: Reader, ref: str) -> None:
+    result = within_budget(reader.source(ref))
+    assert result.data["id"] is None
+    assert "[0]" not in result.text
+
+
+def test_a_message_number_past_any_conversation_is_refused(reader: Reader) -> None:
+    with pytest.raises(QueryError, match="smaller start"):
+        reader.source("ffff0000", start=10**20)
+    assert "it has messages 0-0" in reader.source("ffff0000", start=10**9).text

@@ -454,6 +454,7 @@ def test_a_routing_question_shows_a_sections_opening_not_the_whole_section() -> 
 def test_new_footnotes_are_numbered_after_the_articles_highest() -> None:
     assert top_label(OLD) == 2
     assert top_label("x[^7]\n\n[^12]: `conv:aaaaaaaa` (2026-01-01, c) — d\n") == 12
+    assert top_label("x[^²][^3]\n\n[^٣]: `conv:aaaaaaaa` (2026-01-01, c) — d\n") == 3
 
 
 def test_model_numbers_become_footnote_labels() -> None:

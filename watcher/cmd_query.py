@@ -1,7 +1,8 @@
 """`dreaming query <tool>`: the read path's tools from a shell, one subcommand a tool.
 
 Plain output is the tool's text and a dim line with its size and the next read;
-`--json` prints `{"tool", "text", "data", "next", "bytes"}`.
+`--json` prints `{"tool", "text", "data", "next", "bytes"}` on one line: at most 2 KB,
+as over MCP.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
@@ -38,14 +39,8 @@ def _run(vault_path: Path | None, as_json: bool, ask: Callable[[Reader], Result]
     app = command_app(vault_path)
     result = ask(Reader(app.vault, app.ledger))
     if as_json:
-        doc: dict[str, Any] = {
-            "tool": result.tool,
-            "text": result.text,
-            "data": result.data,
-            "next": result.next,
-            "bytes": result.size,
-        }
-        click.echo(json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True))
+        doc = result.document()
+        click.echo(json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True))
         return
     for line in result.text.split("\n"):
         out.print(shown(line), markup=False)

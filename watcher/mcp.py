@@ -2,8 +2,9 @@
 
 One tool a `Reader` method, named as `dreaming query` names them (MCP clients
 already namespace a server's tools, e.g. Claude Code's `mcp__dreaming__resolve`,
-so no `memory_` prefix). Each call returns the Result's text, at most 2 KB, with
-its data, byte size and next read as structured content. A failure is a tool
+so no `memory_` prefix). Each call returns the Result's text with its data (only
+what that page shows), byte size and next read as structured content: at most 2 KB
+of JSON in all. A failure is a tool
 error result with one line saying what to do; the server keeps serving. It never
 writes the vault: the only writes are the ledger's navigation cache, refreshed
 before each read. The model is never loaded.
@@ -14,13 +15,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 
 from dreaming.errors import DreamingError
 from dreaming.query import Reader, Result
+from dreaming.query.budget import quoted, short
 from watcher.app import App
 
 INSTRUCTIONS = """\
@@ -69,8 +72,9 @@ DESCRIPTIONS = {
         "where it lives) without reading prose."
     ),
     "list": (
-        "The articles of one kind (person, project, thing, …), one category, or one "
-        "infobox type; give exactly one of `kind`, `category`, `type`; `page` continues."
+        "The articles of a kind (person, project, thing, …), a category and an infobox "
+        "type: those with every one given (`kind` and `type` together narrow); none "
+        "lists the kinds, types and categories; `page` continues."
     ),
     "category": (
         "The articles in one category (the wiki's [[Category:…]] tags), paged: for "
@@ -166,7 +170,21 @@ def build_server(reader: Reader) -> MCPServer:
         source,
     ]
     tools = [_tool(fn.__name__.rstrip("_"), fn) for fn in functions]
-    return MCPServer(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+    return _Server(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+
+
+class _Server(MCPServer):
+    """The SDK's server, but an unknown tool's name comes back clipped (the SDK would
+    echo all of it)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if name not in DESCRIPTIONS:
+            return _error(
+                f"no tool {quoted(short(name, 80))}; the tools: {', '.join(DESCRIPTIONS)}"
+            )
+        return await super().call_tool(name, arguments, context)
 
 
 def _tool(name: str, fn: Callable[..., Awaitable[CallToolResult]]) -> Tool:
@@ -200,7 +218,7 @@ def answer(call: Callable[[], Result]) -> CallToolResult:
 
 
 def _error(line: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
+    return CallToolResult(content=[TextContent(type="text", text=short(line, 1500))], is_error=True)
 
 
 def serve_mcp(vault_path: Path | None) -> None:

@@ -153,7 +153,8 @@ def definitions(text: str) -> list[Definition]:
 def parse_footnote(definition: Definition) -> Footnote | None:
     """The standard-form citation a definition holds, or None."""
     m = _FOOTNOTE.fullmatch(definition.text.strip(" \t"))
-    if m is None or not definition.label.isdigit():
+    # An ASCII number only: "²" and "٣" pass isdigit(), and int() refuses or misreads them.
+    if m is None or not (definition.label.isascii() and definition.label.isdigit()):
         return None
     tail = m.group(4)
     desc = tail.lstrip(" \t")

@@ -259,18 +259,28 @@ def links_in(ledger: Ledger, keys: Sequence[str], stem: str) -> list[str]:
     return sorted(found - {stem})
 
 
-def stems_where(ledger: Ledger, column: str, value: str) -> list[tuple[str, str]]:
-    """(stem, title) of readable articles whose kind or type is `value` (casefolded)."""
-    if column not in ("kind", "type"):
-        raise ValueError(column)
-    return [
-        (s, t)
-        for s, t in ledger.db.execute(
-            f"SELECT stem, title FROM nav_articles WHERE lower({column}) = lower(?) "
-            "AND unreadable IS NULL ORDER BY stem",
-            (value,),
+def stems_where(
+    ledger: Ledger,
+    *,
+    kind: str | None = None,
+    type: str | None = None,
+    category_key: str | None = None,
+) -> list[tuple[str, str]]:
+    """(stem, title) of readable articles with every one given: this kind, this type
+    (both casefolded) and this category."""
+    where = ["a.unreadable IS NULL"]
+    args: list[str] = []
+    for column, value in (("kind", kind), ("type", type)):
+        if value is not None:
+            where.append(f"lower(a.{column}) = lower(?)")
+            args.append(value)
+    if category_key is not None:
+        where.append(
+            "EXISTS (SELECT 1 FROM nav_categories c WHERE c.stem = a.stem AND c.category_key = ?)"
         )
-    ]
+        args.append(category_key)
+    sql = f"SELECT a.stem, a.title FROM nav_articles a WHERE {' AND '.join(where)} ORDER BY a.stem"
+    return [(s, t) for s, t in ledger.db.execute(sql, args)]
 
 
 def values_of(ledger: Ledger, column: str) -> list[tuple[str, int]]:

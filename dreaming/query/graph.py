@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dreaming.article.titles import title_for_stem
 from dreaming.ledger import Ledger, nav_index
-from dreaming.query.budget import Result, clip, paged
+from dreaming.query.budget import Listing, Result, again, paged, short
 from dreaming.query.names import find, lookup
 
 CAP = 200
 """Names listed per direction; the count says how many there are."""
+ITEM = 400
+"""A name or field value in a page's data is clipped to this many bytes of JSON (a stem
+is at most 200 bytes, so one is never clipped unless it is all quotes)."""
 _OUT_VIA = ("prose", "main", "infobox", "series", "redirect")
 
 
@@ -26,20 +29,24 @@ def links(ledger: Ledger, stem: str, *, page: int) -> Result:
     keys = nav_index.name_keys(ledger, entry.stem)
     keys += nav_index.name_keys_of(ledger, nav_index.redirects_to(ledger, keys))
     incoming = nav_index.links_in(ledger, sorted(set(keys)), entry.stem)
-    lines: list[str] = []
-    for label, names in (("See also", see_also), ("Out", outgoing), ("In", incoming)):
-        lines.append(f"{label} ({len(names)}):")
-        lines += [f"- {n}" for n in names[:CAP]] or ["- none"]
+    rows: list[tuple[str, tuple[str, object] | None]] = []
+    groups = (("See also", "see_also", see_also), ("Out", "out", outgoing), ("In", "in", incoming))
+    for label, key, names in groups:
+        rows.append((f"{label} ({len(names)}):", None))
+        rows += [(f"- {n}", (key, n)) for n in (short(x, ITEM) for x in names[:CAP])] or [
+            ("- none", None)
+        ]
         if len(names) > CAP:
-            lines.append(f"- … and {len(names) - CAP} more")
-    data = {"stem": entry.stem, "see_also": see_also, "out": outgoing, "in": incoming}
+            rows.append((f"- … and {len(names) - CAP} more", None))
+    listing = Listing.of(tuple(key for _, key, _ in groups), rows)
     return paged(
         "links",
-        header=f"# Links of {clip(entry.title, 200)} ({entry.stem})",
-        body="\n".join(lines),
+        header=f"# Links of {short(entry.title)} ({entry.stem})",
+        body=listing.body,
         page=page,
-        next_read=lambda n: f"links {entry.stem} page={n}",
-        data=data,
+        next_read=lambda n: again("links", entry.stem, n),
+        data={"stem": entry.stem},
+        shown=listing.shown,
     )
 
 
@@ -60,12 +67,14 @@ def infobox(ledger: Ledger, stem: str, *, page: int) -> Result:
     if isinstance(entry, Result):
         return entry
     facts = nav_index.facts(ledger, entry.stem)
-    body = "\n".join(f"- {k}: {v}" for k, v in facts) if facts else "(no infobox)"
+    rows = [(f"- {k}: {v}", ("fields", [short(k), short(v, ITEM)])) for k, v in facts]
+    listing = Listing.of(("fields",), rows or [("(no infobox)", None)])
     return paged(
         "infobox",
-        header=f"# Infobox of {clip(entry.title, 200)} ({entry.stem})",
-        body=body,
+        header=f"# Infobox of {short(entry.title)} ({entry.stem})",
+        body=listing.body,
         page=page,
-        next_read=lambda n: f"infobox {entry.stem} page={n}",
-        data={"stem": entry.stem, "fields": [[k, v] for k, v in facts]},
+        next_read=lambda n: again("infobox", entry.stem, n),
+        data={"stem": entry.stem},
+        shown=listing.shown,
     )

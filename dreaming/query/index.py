@@ -15,6 +15,7 @@ import contextlib
 import errno
 import multiprocessing
 import os
+import re
 import stat
 import sys
 import threading
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from dreaming.article.document import parse
 from dreaming.article.queries import article_definitions, redirect_target
-from dreaming.article.titles import title_for_stem
+from dreaming.article.titles import MAX_STEM_BYTES, title_for_stem
 from dreaming.errors import LedgerError
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.article_index import IndexRows
@@ -53,6 +54,10 @@ PARALLEL_FROM = 500
 """This many files to parse (a first build) are parsed in worker processes."""
 FOOTNOTE_CHARS = 300
 """A footnote line appended to a section is cut to this many characters."""
+
+
+_CONTROL = re.compile(r"[\x00-\x1f]")
+LINK = "a link; dreaming reads only real files in articles/, so replace it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +88,10 @@ class NavIndex:
         self._known: dict[str, Stamp] | None = None
         self._inodes: dict[str, int] = {}
         self._folder = -1
+        self._identity: tuple[int, int] | None = None
+        """(device, inode) of `articles/` as last checked; None while it is missing."""
+        self._seen = False
+        """Whether `_identity` was ever taken."""
         self._checked_at: float | None = None
         """When every file was last `lstat`ed (monotonic seconds)."""
         self._events: ArticleEvents | None = None
@@ -96,19 +105,39 @@ class NavIndex:
             self._events = ArticleEvents(self.vault.articles)
             self._events.start()
         deadline = time.monotonic() + wait
-        while (ready := self._events.ready_at) is None and time.monotonic() < deadline:
+        while self._events.ready_at is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        if ready is None:
+        if self._events.ready_at is None:
             return False
-        if self._checked_at is None or self._checked_at < ready:
-            self._checked_at = None
-            self.refresh()
+        self.refresh()
         return True
 
     def close(self) -> None:
         if self._events is not None:
             self._events.close()
             self._events = None
+
+    def _articles_folder(self) -> int:
+        """The mtime of `articles/` (-1 while it is missing). When it is another folder
+        than last time (its device and inode tell), or none, every file is checked now
+        and the file events follow the new one; a folder that now leads out of the vault
+        is refused before anything in it is read."""
+        try:
+            st = os.stat(self.vault.articles)
+        except OSError:
+            st = None
+        identity = (st.st_dev, st.st_ino) if st is not None else None
+        if not self._seen or identity != self._identity:
+            if st is not None:
+                self.vault.check_layout(("articles",))
+            if self._seen:
+                self._checked_at, self._folder = None, -1
+                if self._events is not None:
+                    self._events.close()
+                    self._events = ArticleEvents(self.vault.articles)
+                    self._events.start()
+            self._identity, self._seen = identity, True
+        return st.st_mtime_ns if st is not None else -1
 
     def refresh(self) -> Refreshed:
         """Bring the index up to date with `articles/`; cheap when nothing changed.
@@ -117,14 +146,20 @@ class NavIndex:
         name's inode, so it is seen at once by listing names and inodes (no `lstat`);
         every file is `lstat`ed again at most every `recheck_seconds`, or, while file
         events are followed, only the files they name (and all of them every
-        `FOLLOWED_RECHECK_SECONDS`)."""
-        folder = _folder_mtime(self.vault)
+        `FOLLOWED_RECHECK_SECONDS`). A different `articles/` (moved away, deleted,
+        replaced) is checked in full at once, and followed anew."""
+        folder = self._articles_folder()
         now = time.monotonic()
         ready = self._events.ready_at if self._events is not None else None
-        # Events count only once a full check has looked after the watch was in place.
+        # Events count only once a full check has looked after the watch was in place:
+        # the first refresh after that makes one.
         followed = ready is not None and self._checked_at is not None and self._checked_at >= ready
         every = FOLLOWED_RECHECK_SECONDS if followed else self.recheck_seconds
-        due = self._checked_at is None or now - self._checked_at >= every
+        due = (
+            self._checked_at is None
+            or now - self._checked_at >= every
+            or (ready is not None and not followed)
+        )
         reported = self._events.take() if self._events is not None else set()
         named = {n[:-3] for n in reported if n.endswith(".md")}
         if not due and folder == self._folder and not (followed and named):
@@ -185,13 +220,6 @@ class NavIndex:
         return done
 
 
-def _folder_mtime(vault: Vault) -> int:
-    try:
-        return os.stat(vault.articles).st_mtime_ns
-    except OSError:
-        return -1
-
-
 @contextlib.contextmanager
 def _read_all(
     vault: Vault, asks: list[tuple[str, _Listed, Stamp | None]]
@@ -218,8 +246,8 @@ def _read_one(ask: tuple[Vault, str, _Listed, Stamp | None]) -> NavArticle | Sta
 
 
 def _entries(vault: Vault) -> dict[str, os.DirEntry[str]]:
-    """The `*.md` names of `articles/` by stem (a name that is not UTF-8 cannot be asked
-    for by any tool, so it is left out)."""
+    """The `*.md` names of `articles/` by stem, those a tool can be asked for (`_askable`);
+    no other can be, so it is left out."""
     try:
         with os.scandir(vault.articles) as it:
             found = list(it)
@@ -230,12 +258,20 @@ def _entries(vault: Vault) -> dict[str, os.DirEntry[str]]:
         name = entry.name
         if not name.endswith(".md") or name.startswith(".") or len(name) == 3:
             continue
-        try:
-            name.encode("utf-8")
-        except UnicodeEncodeError:
+        if not _askable(name):
             continue
         entries[name[:-3]] = entry
     return entries
+
+
+def _askable(name: str) -> bool:
+    """Whether a tool could be asked for this name and echo it within the budget: UTF-8,
+    no control character (a line break, a tab) and at most MAX_STEM_BYTES."""
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return False
+    return size <= MAX_STEM_BYTES + 3 and _CONTROL.search(name) is None
 
 
 def _listed(entry: os.DirEntry[str]) -> _Listed | None:
@@ -249,7 +285,7 @@ def _listed(entry: os.DirEntry[str]) -> _Listed | None:
         return None
     problem = None
     if stat.S_ISLNK(st.st_mode):
-        problem = "a link; dreaming reads only real files in articles/, so replace it"
+        problem = LINK
     elif not stat.S_ISREG(st.st_mode):
         problem = "not a regular file; move it out of articles/"
     return _Listed(st.st_mtime_ns, st.st_size, problem)
@@ -266,7 +302,9 @@ def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArt
     try:
         data = read_article_bytes(vault, stem)
     except OSError as e:
-        why = f"cannot be read ({e.strerror or e}); check its permissions"
+        why = LINK if e.errno == errno.ELOOP else f"cannot be read ({e.strerror or e})"
+        if e.errno in (errno.EACCES, errno.EPERM):
+            why += "; check its permissions"
         return _unreadable(stem, Stamp(seen.mtime_ns, seen.size, ""), title, why)
     stamp = Stamp(seen.mtime_ns, seen.size, checksum(data))
     if known is not None and known.checksum == stamp.checksum:
@@ -282,8 +320,12 @@ def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArt
 
 def read_article_bytes(vault: Vault, stem: str) -> bytes:
     """The bytes of `articles/<stem>.md` for a stem taken from the listing: never through
-    a link, never anything but a regular file (a FIFO would block the reader)."""
-    path = vault.article_path(stem)
+    a link (the file may have become one since it was listed), never anything but a
+    regular file (a FIFO would block the reader), never over MAX_ARTICLE_BYTES; an
+    OSError says why not. (A private twin of the vault's regular-file read.)"""
+    if not stem or "/" in stem or "\0" in stem:
+        raise OSError(errno.EINVAL, "not an article name")
+    path = vault.articles / f"{stem}.md"
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         st = os.fstat(fd)

@@ -1,74 +1,106 @@
-"""`list` (by kind, type or category), `category` and `status`: what the vault holds."""
+"""`list` (by kind, type and category, together), `category` and `status`: what the
+vault holds."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from dreaming.ledger import Ledger, nav_index, runs
-from dreaming.query.budget import Result, clip, paged, quoted, result
+from dreaming.query.budget import (
+    BUDGET,
+    Listing,
+    Result,
+    again,
+    fitting,
+    paged,
+    quoted,
+    result,
+    short,
+)
 from dreaming.subjects import canonical
+
+NAMED = BUDGET // 2
+"""Bytes of JSON for the names an empty answer offers instead (the kinds, categories)."""
 
 
 def list_by(
     ledger: Ledger, *, kind: str | None, category: str | None, type: str | None, page: int
 ) -> Result:
-    if category is not None:
-        return category_members(ledger, category, page=page, tool="list")
-    if kind is not None or type is not None:
-        column, value = ("kind", kind) if kind is not None else ("type", type)
-        assert value is not None
-        found = nav_index.stems_where(ledger, column, value)
-        if not found:
-            have = ", ".join(f"{v} ({n})" for v, n in nav_index.values_of(ledger, column))
-            text = (
-                f"No article has {column} {quoted(clip(value, 120))}. {column}s: {have or 'none'}"
-            )
-            return result("list", clip(text, 2000), {column: value, "stems": []})
-        return _members(
-            "list",
-            f"# {column}: {clip(value, 200)} ({len(found)} articles)",
-            found,
-            page,
-            lambda n: f"list {column}={quoted(value)} page={n}",
-            {column: value},
-        )
+    """The articles with every filter given; with none, what there is to filter by."""
+    bare = _bare(category) if category is not None else None
+    asked = {k: v for k, v in (("kind", kind), ("type", type), ("category", bare)) if v is not None}
+    if not asked:
+        return _overview(ledger, page)
+    found = nav_index.stems_where(
+        ledger,
+        kind=kind,
+        type=type,
+        category_key=canonical(bare) if bare is not None else None,
+    )
+    said = " and ".join(f"{k} {quoted(short(v))}" for k, v in asked.items())
+    title = " · ".join(f"{k}: {short(v)}" for k, v in asked.items())
+    data: dict[str, object] = {k: short(v) for k, v in asked.items()}
+    if not found:
+        offered = [f"{k}s: {_values(ledger, k)}" for k in asked]
+        text = f"No article has {said}. " + "; ".join(offered)
+        return result("list", text, {**data, "stems": []})
+    args = " ".join(f"{k}={quoted(v)}" for k, v in asked.items())
+    return _members(
+        "list",
+        f"# {title} ({len(found)} articles)",
+        found,
+        page,
+        lambda n: again("list", args, n),
+        data,
+    )
+
+
+def _overview(ledger: Ledger, page: int) -> Result:
     lines = ["# What the vault holds"]
-    for column in ("kind", "type"):
-        values = nav_index.values_of(ledger, column)
-        lines.append(f"{column}s: " + (", ".join(f"{v} ({n})" for v, n in values) or "none"))
-    cats = nav_index.categories(ledger)
-    lines.append("categories: " + (", ".join(f"{n} ({c})" for _, n, c in cats) or "none"))
-    lines.append("Next: list kind=K, list type=T or category NAME")
+    for column in ("kind", "type", "category"):
+        lines.append(f"{column}s: {_values(ledger, column)}")
+    lines.append("Next: list kind=K, list type=T or category NAME (given together, all must hold)")
     return paged(
         "list",
         header=lines[0],
         body="\n".join(lines[1:]),
         page=page,
-        next_read=lambda n: f"list page={n}",
+        next_read=lambda n: again("list", "", n),
         data={},
     )
 
 
-def category_members(ledger: Ledger, name: str, *, page: int, tool: str = "category") -> Result:
+def _values(ledger: Ledger, column: str) -> str:
+    """Each kind, type or category with its count, one line."""
+    if column == "category":
+        pairs = [(n, c) for _, n, c in nav_index.categories(ledger)]
+    else:
+        pairs = nav_index.values_of(ledger, column)
+    return ", ".join(f"{short(v)} ({n})" for v, n in pairs) or "none"
+
+
+def _bare(name: str) -> str:
     bare = name.strip()
     if bare.casefold().startswith("category:"):
         bare = bare[len("category:") :]
+    return bare
+
+
+def category_members(ledger: Ledger, name: str, *, page: int) -> Result:
+    bare = _bare(name)
     found = nav_index.in_category(ledger, canonical(bare)) if bare else []
     if not found:
-        names = [n for _, n, _ in nav_index.categories(ledger)]
-        text = f"No category {quoted(clip(bare, 120))}. Categories: {', '.join(names) or 'none'}"
-        return result(tool, clip(text, 2000), {"category": bare, "stems": [], "categories": names})
+        rows = ((short(n), short(n)) for _, n, _ in nav_index.categories(ledger))
+        names, shown = fitting(rows, NAMED)
+        text = f"No category {quoted(short(bare))}. Categories: {', '.join(names) or 'none'}"
+        return result("category", text, {"category": short(bare), "stems": [], "categories": shown})
     return _members(
-        tool,
-        f"# Category: {clip(bare, 200)} ({len(found)} articles)",
+        "category",
+        f"# Category: {short(bare)} ({len(found)} articles)",
         found,
         page,
-        lambda n: (
-            f"{tool} {quoted(bare)} page={n}"
-            if tool == "category"
-            else f"list category={quoted(bare)} page={n}"
-        ),
-        {"category": bare},
+        lambda n: again("category", quoted(bare), n),
+        {"category": short(bare)},
     )
 
 
@@ -80,14 +112,15 @@ def _members(
     next_read: Callable[[int], str],
     data: dict[str, object],
 ) -> Result:
-    body = "\n".join(f"- {stem} — {title}" for stem, title in found)
+    listing = Listing.of(("stems",), ((f"- {s} — {short(t)}", ("stems", s)) for s, t in found))
     return paged(
         tool,
         header=header,
-        body=body,
+        body=listing.body,
         page=page,
         next_read=next_read,
-        data={**data, "stems": [s for s, _ in found]},
+        data=data,
+        shown=listing.shown,
     )
 
 
@@ -115,9 +148,10 @@ def status(ledger: Ledger) -> Result:
     else:
         lines.append("last run: none yet")
     bad = nav_index.unreadable(ledger)
-    for stem, why in bad[:5]:
-        lines.append(f"unreadable: articles/{stem}.md: {why}")
-    if len(bad) > 5:
-        lines.append(f"… and {len(bad) - 5} more unreadable")
-    data = {**counts, "last_run": run, "unreadable_files": [s for s, _ in bad]}
-    return result("status", clip("\n".join(lines), 2048), data)
+    rows = ((f"unreadable: articles/{stem}.md: {why}", stem) for stem, why in bad[:5])
+    said, shown = fitting(rows, NAMED)
+    lines += said
+    if len(bad) > len(shown):
+        lines.append(f"… and {len(bad) - len(shown)} more unreadable")
+    data = {**counts, "last_run": run, "unreadable_files": shown}
+    return result("status", "\n".join(lines), data)

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Entry
-from dreaming.query.budget import Result, clip, nbytes, quoted, result
+from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short
 from dreaming.subjects import canonical
 
 MAX_NAME_CHARS = 300
 """No title is longer; a longer name is refused before it reaches the index."""
 NEAREST = 8
+LISTED = BUDGET * 5 // 8
+"""Bytes of JSON for the candidates or nearest names, in the text and the data together."""
 _HOW = {"stem": 0, "title": 1, "alias": 2}
 
 
@@ -91,56 +93,56 @@ def _trigrams(key: str) -> set[str]:
 def lead_line(ledger: Ledger, stem: str, limit: int = 200) -> str:
     """The lead's first words, one line."""
     sections = nav_index.sections(ledger, stem)
-    lead = " ".join(sections[0].body.split()) if sections else ""
-    return clip(lead, limit).replace("\n…", "…")
+    return short(sections[0].body if sections else "", limit)
 
 
 def describe(entry: Entry) -> str:
-    kind = f", {entry.kind}" if entry.kind else ""
-    return f"{entry.stem} — {entry.title}{kind}"
+    kind = f", {short(entry.kind, 40)}" if entry.kind else ""
+    return f"{entry.stem} — {short(entry.title)}{kind}"
 
 
 def resolve(ledger: Ledger, name: str) -> Result:
     found = find(ledger, name)
     entries = {e.stem: e for e in nav_index.entries(ledger, found.stems)}
+    asked = short(name)
     if len(found.stems) == 1:
         stem = found.stems[0]
         entry = entries[stem]
-        how = found.how[stem]
-        lines = [f"{quoted(name)} → {describe(entry)} ({how})"]
+        how = short(found.how[stem])
+        lines = [f"{quoted(asked)} → {describe(entry)} ({how})"]
         if entry.unreadable:
             lines.append(f"articles/{stem}.md is unreadable: {entry.unreadable}")
         elif entry.redirect:
-            lines.append(f"A redirect to {quoted(entry.redirect)}, which has no article.")
+            lines.append(f"A redirect to {quoted(short(entry.redirect))}, which has no article.")
         else:
             lines.append(lead_line(ledger, stem))
             lines.append(f"Next: read {stem}")
-        found_data = {"name": name, "stem": stem, "title": entry.title, "how": how}
+        found_data = {"name": asked, "stem": stem, "title": short(entry.title), "how": how}
         return result("resolve", "\n".join(lines), {**found_data, "candidates": []})
     if found.stems:
-        lines = [f"{quoted(name)} names {len(found.stems)} articles; pick one:"]
-        shown: list[str] = []
-        for stem in found.stems:
-            line = f"- {describe(entries[stem])}: {lead_line(ledger, stem, 120)}"
-            if nbytes("\n".join([*lines, line])) > 1900:
-                lines.append(f"… and {len(found.stems) - len(shown)} more")
-                break
-            lines.append(line)
-            shown.append(stem)
-        data: dict[str, object] = {"name": name, "stem": None, "candidates": found.stems}
-        return result("resolve", "\n".join(lines), data)
+        rows = (
+            (f"- {describe(entries[stem])}: {lead_line(ledger, stem, 120)}", stem)
+            for stem in found.stems
+        )
+        lines, shown = fitting(rows, LISTED)
+        head = f"{quoted(asked)} names {len(found.stems)} articles; pick one:"
+        if len(shown) < len(found.stems):
+            lines.append(f"… and {len(found.stems) - len(shown)} more")
+        data: dict[str, object] = {"name": asked, "stem": None, "candidates": shown}
+        return result("resolve", "\n".join([head, *lines]), data)
     return unknown(ledger, name, "resolve")
 
 
 def unknown(ledger: Ledger, name: str, tool: str) -> Result:
     """No article by that name: the nearest names and the search to try."""
-    close = nearest(ledger, name)
-    shown = quoted(clip(name, 120))
-    lines = [f"No article named {shown}."]
+    asked = quoted(short(name))
+    rows = ((f"{short(n)} ({s})", s) for n, s in nearest(ledger, name))
+    close, stems = fitting(rows, LISTED)
+    lines = [f"No article named {asked}."]
     if close:
-        lines.append("Nearest names: " + "; ".join(f"{n} ({s})" for n, s in close))
-    lines.append(f"Try: search {shown}")
-    data = {"name": name, "stem": None, "candidates": [], "nearest": [s for _, s in close]}
+        lines.append("Nearest names: " + "; ".join(close))
+    lines.append(f"Try: search {asked}")
+    data = {"name": short(name), "stem": None, "candidates": [], "nearest": stems}
     return result(tool, "\n".join(lines), data)
 
 

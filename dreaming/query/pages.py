@@ -12,40 +12,63 @@ from dreaming.article.markup import markers
 from dreaming.article.titles import heading_key
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Entry, NavSection
-from dreaming.query.budget import Result, clip, nbytes, paged, quoted, result
+from dreaming.query.budget import (
+    SHOWN,
+    Result,
+    again,
+    fitting,
+    nbytes,
+    page_room,
+    paged,
+    quoted,
+    result,
+    room,
+    short,
+    wire,
+)
 from dreaming.query.index import MAX_ARTICLE_BYTES, read_article_bytes
 from dreaming.query.names import lookup
 from dreaming.vault import Vault
 
-TOC_BYTES = 700
-"""The TOC shown with the lead stops here (the whole TOC is in `data`)."""
+TOC_BYTES = 900
+"""The TOC shown with the lead stops here, its text and its data together (bytes of
+JSON); a section past it is read by its number."""
+LEAD_BYTES = 400
+"""The first page of a read keeps at least this much room for the lead."""
 
 
-def toc(sections: list[NavSection]) -> list[dict[str, object]]:
-    return [
-        {"n": s.position, "heading": s.heading, "level": s.level, "bytes": nbytes(s.body)}
-        for s in sections
-        if s.position > 0
-    ]
-
-
-def toc_text(sections: list[NavSection], limit: int = TOC_BYTES) -> str:
-    lines: list[str] = []
+def toc(sections: list[NavSection], limit: int = TOC_BYTES) -> tuple[str, list[dict[str, object]]]:
+    """The TOC's text and data, as far as `limit` (bytes of JSON, both together) allows."""
     body = [s for s in sections if s.position > 0]
-    for i, s in enumerate(body):
-        indent = "  " * max(s.level - 2, 0)
-        line = f"{indent}{s.position}. {s.heading} ({nbytes(s.body)} B)"
-        if nbytes("\n".join([*lines, line])) > limit:
-            lines.append(f"… and {len(body) - i} more sections")
-            break
-        lines.append(line)
-    return "\n".join(lines) if lines else "(no sections)"
+    rows = (
+        (
+            f"{'  ' * max(s.level - 2, 0)}{s.position}. {short(s.heading)} ({nbytes(s.body)} B)",
+            {
+                "n": s.position,
+                "heading": short(s.heading),
+                "level": s.level,
+                "bytes": nbytes(s.body),
+            },
+        )
+        for s in body
+    )
+    more = "… and {} more sections (read one by its number)"
+    lines, shown = fitting(rows, limit - wire(more.format(len(body))) - 2)
+    if len(shown) < len(body):
+        lines.append(more.format(len(body) - len(shown)))
+    return ("\n".join(lines) if lines else "(no sections)"), shown
 
 
 def _title_line(entry: Entry) -> str:
     facts = [f"stem: {entry.stem}"]
-    facts += [f"{k}: {v}" for k, v in (("kind", entry.kind), ("type", entry.type)) if v]
-    return f"# {clip(entry.title, 200)}\n{' · '.join(facts)}"
+    facts += [f"{k}: {short(v, 60)}" for k, v in (("kind", entry.kind), ("type", entry.type)) if v]
+    return f"# {short(entry.title)}\n{' · '.join(facts)}"
+
+
+def _about(entry: Entry) -> dict[str, object]:
+    """What every read of an article says of it, clipped."""
+    kind = short(entry.kind, 60) if entry.kind else None
+    return {"stem": entry.stem, "title": short(entry.title), "kind": kind}
 
 
 def _not_an_article(entry: Entry, tool: str) -> Result | None:
@@ -61,7 +84,7 @@ def read(vault: Vault, ledger: Ledger, stem: str, *, full: bool, page: int) -> R
         return entry
     if (bad := _not_an_article(entry, "read")) is not None:
         return bad
-    data: dict[str, object] = {"stem": entry.stem, "title": entry.title, "kind": entry.kind}
+    data = _about(entry)
     if full:
         text = _file_text(vault, entry.stem)
         return paged(
@@ -69,22 +92,30 @@ def read(vault: Vault, ledger: Ledger, stem: str, *, full: bool, page: int) -> R
             header=f"{_title_line(entry)}\n(full text)",
             body=text,
             page=page,
-            next_read=lambda n: f"read {entry.stem} full page={n}",
+            next_read=lambda n: again("read", f"{entry.stem} full", n),
             data={**data, "full": True},
         )
     sections = nav_index.sections(ledger, entry.stem)
     lead = sections[0].body if sections else ""
-    header = _title_line(entry)
-    if entry.redirect:
-        header += f"\nA redirect to {quoted(entry.redirect)}: resolve {quoted(entry.redirect)}"
-    header += f"\nContents:\n{toc_text(sections)}\nLead:"
+    head = _title_line(entry)
+    redirect = short(entry.redirect) if entry.redirect else None
+    if redirect:
+        head += f"\nA redirect to {quoted(redirect)}: resolve {quoted(redirect)}"
+    data["redirect"] = redirect
+
+    def next_read(n: int) -> str:
+        return again("read", entry.stem, n)
+
+    # The TOC takes what the lead leaves (a long stem or title leaves it less).
+    left = page_room("read", f"{head}\nContents:\n\nLead:", {**data, "toc": []}, next_read)
+    contents, shown = toc(sections, min(TOC_BYTES, left - LEAD_BYTES))
     return paged(
         "read",
-        header=header,
+        header=f"{head}\nContents:\n{contents}\nLead:",
         body=lead,
         page=page,
-        next_read=lambda n: f"read {entry.stem} page={n}",
-        data={**data, "toc": toc(sections), "redirect": entry.redirect},
+        next_read=next_read,
+        data={**data, "toc": shown},
     )
 
 
@@ -105,7 +136,7 @@ def find_section(sections: list[NavSection], heading: str) -> NavSection | None:
         if heading_key(s.heading) == key:
             return s
     number = heading.strip().rstrip(".")
-    if number.isdigit():
+    if number.isdecimal():  # "²" is a digit int() refuses
         return next((s for s in body if s.position == int(number)), None)
     if key in ("", "lead") and sections:
         return sections[0]
@@ -122,24 +153,24 @@ def section(ledger: Ledger, stem: str, heading: str, *, page: int) -> Result:
     sections = nav_index.sections(ledger, entry.stem)
     found = find_section(sections, heading)
     if found is None:
-        text = (
-            f"{_title_line(entry)}\nNo section {quoted(clip(heading, 120))}. "
-            f"Contents:\n{toc_text(sections, 1500)}"
-        )
-        data = {"stem": entry.stem, "heading": None, "toc": toc(sections)}
-        return result("section", text, data)
+        head = f"{_title_line(entry)}\nNo section {quoted(short(heading))}. Contents:\n"
+        data: dict[str, object] = {"stem": entry.stem, "heading": None, "toc": []}
+        contents, data["toc"] = toc(sections, room("section", data) - wire(head))
+        return result("section", head + contents, data)
     notes = nav_index.footnotes(ledger, entry.stem)
 
     def cited(part: str) -> list[str]:
         return [notes[label] for label in dict.fromkeys(markers(part)) if label in notes]
 
     name = found.heading or "lead"
+    # A long heading is named by its number, so the next read fits where it is repeated.
+    ref = quoted(name) if wire(quoted(name)) <= SHOWN else str(found.position)
     return paged(
         "section",
-        header=f"## {clip(name, 200)} — {clip(entry.title, 200)} ({entry.stem})",
+        header=f"## {short(name)} — {short(entry.title)} ({entry.stem})",
         body=found.body,
         page=page,
-        next_read=lambda n: f"section {entry.stem} {quoted(name)} page={n}",
-        data={"stem": entry.stem, "heading": found.heading, "n": found.position},
+        next_read=lambda n: again("section", f"{entry.stem} {ref}", n),
+        data={"stem": entry.stem, "heading": short(found.heading), "n": found.position},
         extras=cited,
     )

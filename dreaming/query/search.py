@@ -11,7 +11,7 @@ import re
 
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Hit
-from dreaming.query.budget import BUDGET, Result, clip, nbytes, quoted, result
+from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short, wire
 
 MAX_WORDS = 24
 MAX_LIMIT = 50
@@ -34,20 +34,24 @@ def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
 
 def search(ledger: Ledger, text: str, *, limit: int) -> Result:
     found = hits(ledger, text, limit)
-    asked = quoted(clip(text, 120))
+    asked = quoted(short(text))
     if not found:
         why = "no article matches" if match_expression(text) else "it holds no words"
-        return result("search", f"Search {asked}: {why}.", {"query": text, "hits": []})
+        return result("search", f"Search {asked}: {why}.", {"query": short(text), "hits": []})
     header = f"Search {asked}: best first (read one with section STEM HEADING)"
-    lines = [header]
-    shown: list[Hit] = []
-    for h in found:
-        snippet = clip(" ".join(h.snippet.split()), SNIPPET_BYTES).replace("\n…", "…")
-        line = f"- {h.stem} — {h.heading or 'lead'}: {snippet}"
-        if nbytes("\n".join([*lines, line])) > BUDGET - 64:
-            lines.append(f"… {len(found) - len(shown)} more hits cut to fit; narrow the search")
-            break
-        lines.append(line)
-        shown.append(h)
-    data = {"query": text, "hits": [{"stem": h.stem, "heading": h.heading} for h in shown]}
-    return result("search", "\n".join(lines), data)
+    rows = (
+        (
+            f"- {h.stem} — {short(h.heading or 'lead')}: {_snippet(h)}",
+            {"stem": h.stem, "heading": short(h.heading)},
+        )
+        for h in found
+    )
+    lines, shown = fitting(rows, BUDGET * 3 // 4 - wire(header))
+    if len(shown) < len(found):
+        lines.append(f"… {len(found) - len(shown)} more hits cut to fit; narrow the search")
+    data = {"query": short(text), "hits": shown}
+    return result("search", "\n".join([header, *lines]), data)
+
+
+def _snippet(hit: Hit) -> str:
+    return short(" ".join(hit.snippet.split()), SNIPPET_BYTES)
