@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from dreaming.article.document import parse
 from dreaming.article.queries import article_definitions, redirect_target
 from dreaming.article.titles import MAX_STEM_BYTES, title_for_stem
-from dreaming.errors import LedgerError
+from dreaming.errors import LedgerError, RefusedFileError
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.article_index import IndexRows
 from dreaming.ledger.nav_index import NavArticle, NavSection, Stamp
@@ -35,8 +35,9 @@ from dreaming.query.events import ArticleEvents
 from dreaming.reindex import index_article
 from dreaming.subjects import canonical
 from dreaming.vault import Vault, checksum
+from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes
 
-MAX_ARTICLE_BYTES = 4 * 1024 * 1024
+MAX_ARTICLE_BYTES = MAX_PAGE_BYTES
 """A bigger file in articles/ is no article a person wrote; it is indexed as unreadable."""
 RECHECK_SECONDS = 1.0
 """While `articles/` itself is unchanged (no file added, removed or renamed: an editor's
@@ -319,22 +320,17 @@ def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArt
 
 
 def read_article_bytes(vault: Vault, stem: str) -> bytes:
-    """The bytes of `articles/<stem>.md` for a stem taken from the listing: never through
-    a link (the file may have become one since it was listed), never anything but a
-    regular file (a FIFO would block the reader), never over MAX_ARTICLE_BYTES; an
-    OSError says why not. (A private twin of the vault's regular-file read.)"""
+    """The bytes of `articles/<stem>.md` for a stem taken from the listing, through the
+    vault's one guarded read (the file may have become a link or a FIFO since it was
+    listed); an OSError says why not."""
     if not stem or "/" in stem or "\0" in stem:
         raise OSError(errno.EINVAL, "not an article name")
-    path = vault.articles / f"{stem}.md"
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ARTICLE_BYTES:
-            raise OSError(errno.EINVAL, "not a regular article file")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(MAX_ARTICLE_BYTES + 1)
-    finally:
-        os.close(fd)
+        return read_bytes(
+            vault, vault.articles / f"{stem}.md", cap=MAX_ARTICLE_BYTES, what="an article"
+        )
+    except RefusedFileError as e:
+        raise OSError(errno.EINVAL, e.reason) from None
 
 
 def _unreadable(stem: str, stamp: Stamp, title: str, why: str) -> NavArticle:
