@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -321,6 +322,18 @@ def test_a_subagent_sidecar_linking_outside_the_vault_is_not_read(
     ingest(vault, ledger)
     (title,) = [r[0] for r in ledger.db.execute("SELECT title FROM conversations")]
     assert "secret" not in title
+
+
+@pytest.mark.timeout(20)
+def test_a_named_pipe_as_a_subagent_sidecar_does_not_hang_ingest(
+    vault: Vault, ledger: Ledger
+) -> None:
+    line = {"type": "user", "sessionId": SESSION, "agentId": "a1", "isSidechain": True,
+            "message": {"role": "user", "content": "do it"}}  # fmt: skip
+    drop(vault, "agent-a1.jsonl", json.dumps(line) + "\n")
+    os.mkfifo(vault.raw / "agent-a1.meta.json")
+    ingest(vault, ledger)
+    assert status(ledger)["conversations"] == 1
 
 
 def test_a_link_inside_the_vault_is_read(vault: Vault, ledger: Ledger) -> None:

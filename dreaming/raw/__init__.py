@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -184,8 +185,14 @@ def read_transcript(
             raise too_large(path, len(data), max_bytes)
         return _read_whole(path, data)
     try:
-        with path.open("rb") as f:
-            size = os.fstat(f.fileno()).st_size
+        # Non-blocking: a named pipe put in Raw/ (or swapped in since it was listed) must
+        # not hang the reader; only a regular file is read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise TranscriptError(path, "not a regular file; remove it from Raw/")
+            size = st.st_size
             if size > max_bytes:
                 raise too_large(path, size, max_bytes)
             head = f.read(HEAD_BYTES)

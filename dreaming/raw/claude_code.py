@@ -17,6 +17,7 @@ from dreaming.raw.common import (
     as_str,
     iter_jsonl,
     key_argument,
+    read_small,
     shorten,
     span,
     title_from,
@@ -224,12 +225,13 @@ _SIDECAR_BYTES = 64 * 1024
 
 def _subagent_meta(path: Path) -> dict[str, Any]:
     side = path.with_name(path.name.removesuffix(".jsonl") + ".meta.json")
+    # A link may lead out of the vault, a pipe would block, and a sidecar is a few keys.
+    raw = read_small(side, _SIDECAR_BYTES)
+    if raw is None:
+        return {}
     try:
-        # A link may lead out of the vault, and a sidecar is a few keys: read no further.
-        if side.is_symlink() or side.stat().st_size > _SIDECAR_BYTES:
-            return {}
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -54,6 +56,25 @@ def binary_kind(head: bytes) -> str | None:
     if b"\x00" in head[:8192]:
         return "binary data"
     return None
+
+
+def read_small(path: Path, cap: int) -> bytes | None:
+    """The bytes of `path` when it is a regular file (never through a link at its end,
+    never waiting on a named pipe) of at most `cap` bytes; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
+            return None
+        data = os.read(fd, cap + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= cap else None
 
 
 def decode(path: Path, data: bytes) -> str:
