@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from dreaming import frontmatter
 from dreaming.article.fences import line_content, line_ending, split_lines
 from dreaming.errors import DreamingError
 
@@ -205,7 +206,12 @@ def _body_start(lines: list[str]) -> int:
         if line_content(lines[n]).rstrip() in ("---", "..."):
             block = "".join(lines[1:n])
             try:
-                data = yaml.load(block, Loader=yaml.BaseLoader)
+                data = frontmatter.load(block)
+            except frontmatter.TooDeep:
+                raise CardProblem(
+                    f"{CARD}: the frontmatter is nested more than {frontmatter.MAX_DEPTH} "
+                    "levels deep; flatten it"
+                ) from None
             except yaml.YAMLError as e:
                 mark = getattr(e, "problem_mark", None)
                 where = f" (line {mark.line + 2})" if mark is not None else ""

@@ -247,6 +247,15 @@ def test_station_heat_says_what_is_broken_and_exits_1(vault: Vault) -> None:
     assert "STATION.md: binary" in err
 
 
+def test_station_heat_on_a_deeply_nested_frontmatter_is_one_clean_line(vault: Vault) -> None:
+    card = vault.root / "STATION.md"
+    card.write_bytes(b"---\nx: " + b"[" * 5000 + b"\n---\n" + card.read_bytes())
+    code, _, err = invoke("station", "heat", "--vault", str(vault.root))
+    assert code == 1
+    assert err.startswith("dreaming: STATION.md: the frontmatter is nested more than ")
+    assert err.rstrip().endswith("flatten it; left it untouched")
+
+
 def test_station_look_json_has_stable_keys(vault: Vault) -> None:
     commit_article(vault, "Rust")
     add_notes(vault, "rust borrow checker notes \x1b[31m")

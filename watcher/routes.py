@@ -11,12 +11,11 @@ of work catches what a file can do to it, so nothing stops the watcher.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from dreaming.errors import DreamingError, GitError
+from dreaming.errors import GitError
 from dreaming.policy import accept_edit
 from dreaming.reindex import reindex
 from dreaming.station import Changed, settle
@@ -150,7 +149,7 @@ class Routes:
                     self._say(Reaction("meta", shown(rel), "policy reloaded"))
             except GitError:
                 raise
-            except (DreamingError, OSError, sqlite3.Error) as e:
+            except Exception as e:
                 self._say(Reaction("meta", shown(rel), trouble(e), problem=True))
             self._meta.discard(name)
 
@@ -170,7 +169,7 @@ class Routes:
             )
         except GitError:
             raise
-        except (DreamingError, OSError, sqlite3.Error) as e:
+        except Exception as e:
             self._say(Reaction(first, path, trouble(e), problem=True))
             settled = None
         self._station.clear()
@@ -193,7 +192,7 @@ class Routes:
                 )
         except GitError:
             raise
-        except (DreamingError, OSError, sqlite3.Error) as e:
+        except Exception as e:
             self._say(Reaction("article", shown(rels[0]), trouble(e), problem=True))
             self._articles.clear()
             return
@@ -205,7 +204,7 @@ class Routes:
             try:
                 reindex(vault, self._app.ledger)
                 said += "; reindexed"
-            except (DreamingError, OSError, sqlite3.Error) as e:
+            except Exception as e:
                 said += f"; not reindexed: {trouble(e)}"
         for rel in edited:
             self._say(Reaction("article", shown(rel), said))
