@@ -64,6 +64,10 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
     """React to the person's edit of STATION.md and/or NOTES.md: commit it as theirs, heat
     the card, refresh the notes index, commit what we wrote.
 
+    Each file is read once: those bytes are what is committed as the person's, what the
+    heat and the index are made from, and what our write must still find on disk. A save
+    after the read is the person's next edit: never in our commit, never written over.
+
     `now` is an ISO 8601 time (`datetime.now(UTC).isoformat()`); the card shows it in local
     time. Never raises for the person's input: whatever is refused is in `problems`."""
     from dreaming.vault.repo import VaultRepo
@@ -75,22 +79,25 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
         result.problems += [f"{n}: {LINK}" for n in links]
         return result
     try:
+        station, page = _read(vault.root / card.CARD), _read(vault.root / notes.NOTES)
+    except VaultError as e:
+        result.problems.append(f"{e}; nothing written")
+        return result
+    try:
         repo = VaultRepo(vault.root)
         repo.check_ready()
         # Both, whatever changed: the card is rewritten on either edit, and the person's
         # pending text must be in a commit of theirs before ours.
-        for name in STATION_FILES:
-            path = vault.root / name
-            sha = repo.commit_person([path], f"Edit {name}")
+        for read in (station, page):
+            sha = repo.commit_person_bytes({read.path: read.data}, f"Edit {read.path.name}")
             if sha:
-                result.said.append(f"committed your edit of {path.name} ({sha[:7]})")
+                result.said.append(f"committed your edit of {read.path.name} ({sha[:7]})")
     except GitError as e:
         result.problems.append(f"{e}; nothing heated until then")
         return result
     writes: dict[Path, tuple[_Read, bytes]] = {}
     try:
-        current = _indexed(vault, "notes" in changed, moment, writes, result)
-        station = _read(vault.root / card.CARD)
+        current = _indexed(vault, page, "notes" in changed, moment, writes, result)
     except VaultError as e:
         result.problems.append(f"{e}; nothing written")
         return result
@@ -120,6 +127,7 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
 
 def _indexed(
     vault: Vault,
+    page: _Read,
     notes_changed: bool,
     moment: datetime,
     writes: dict[Path, tuple[_Read, bytes]],
@@ -127,7 +135,6 @@ def _indexed(
 ) -> int:
     """The current notes count, planning the index's write when NOTES.md changed or no
     index exists yet."""
-    page = _read(vault.root / notes.NOTES)
     stored = _read(index_path(vault))
     try:
         lines = notes.note_lines(page.data or b"")

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -159,6 +160,27 @@ def test_a_persons_save_during_the_heat_is_never_overwritten(vault: Vault) -> No
     assert any(p.startswith("STATION.md: you saved it") for p in result.problems)
     assert git(vault, "status", "--porcelain").split() == ["M", "STATION.md"]
     assert git(vault, "ls-files", ".dreaming").split() == [".dreaming/session-notes.json"]
+
+
+def test_a_save_during_the_persons_commit_stays_out_of_dreamings_commit(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    card = set_intent(vault, "first words")
+    first = card.read_bytes()
+    newer = first.replace(b"first words", b"first words and more")
+    real = VaultRepo._commit_tree
+
+    def saving_meanwhile(self: VaultRepo, *args: Any) -> str:
+        if card.read_bytes() == first:
+            card.write_bytes(newer)
+        return real(self, *args)
+
+    monkeypatch.setattr(VaultRepo, "_commit_tree", saving_meanwhile)
+    result = settle(vault, OwnWrites(), changed={"station"}, now=NOW)
+    assert card.read_bytes() == newer
+    assert any(p.startswith("STATION.md: you saved it") for p in result.problems)
+    assert git(vault, "show", "HEAD:STATION.md").encode() == first
+    assert git(vault, "log", "-1", "--format=%an", "--", "STATION.md").strip() != "dreaming"
 
 
 def test_a_rebase_in_progress_means_nothing_is_written(vault: Vault) -> None:

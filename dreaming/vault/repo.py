@@ -128,6 +128,18 @@ class VaultRepo:
             return None
         return self._commit(rels, message, self.person())
 
+    def commit_person_bytes(self, reads: Mapping[Path, bytes | None], message: str) -> str | None:
+        """Commit `reads` (path → the bytes read there, None: no file) as the person's own.
+
+        Exactly those bytes, whatever the files hold by now: what dreaming then makes
+        of them is its own commit, and a save after the read is the person's next
+        change, never part of either. None when HEAD holds them already.
+        """
+        if all(self.committed(path, data) for path, data in reads.items()):
+            return None
+        blobs = {self._rel(path): data for path, data in reads.items()}
+        return self._commit(list(blobs), message, self.person(), blobs)
+
     def commit_pipeline(self, paths: Sequence[Path], message: str, run_id: str) -> str | None:
         """Commit exactly `paths` as the pipeline's work of run `run_id`.
 
@@ -186,9 +198,10 @@ class VaultRepo:
         rels: list[str],
         message: str,
         author: git.Actor,
-        blobs: Mapping[str, bytes] | None = None,
+        blobs: Mapping[str, bytes | None] | None = None,
     ) -> str | None:
-        """Commit `rels`, as on disk or as `blobs` gives them; the index changes only on success.
+        """Commit `rels`, as on disk or as `blobs` gives them (None: no file); the index
+        changes only on success.
 
         The commit is built in a scratch index from HEAD, so a failure anywhere
         leaves the index exactly as it was: nothing of ours ends up staged for
@@ -203,7 +216,7 @@ class VaultRepo:
         rels: list[str],
         message: str,
         author: git.Actor,
-        blobs: Mapping[str, bytes] | None,
+        blobs: Mapping[str, bytes | None] | None,
     ) -> str | None:
         self.check_ready()
         with self._index_lock(rels) as index:
@@ -233,8 +246,11 @@ class VaultRepo:
             self._git("reset", "-q", sha, "--", *rels, env={"GIT_INDEX_FILE": str(index)})
         return sha
 
-    def _stage_blobs(self, blobs: Mapping[str, bytes], tmp: Path, scratch: dict[str, str]) -> None:
-        """Put `blobs` into the scratch index, each file keeping the mode HEAD gave it."""
+    def _stage_blobs(
+        self, blobs: Mapping[str, bytes | None], tmp: Path, scratch: dict[str, str]
+    ) -> None:
+        """Put `blobs` into the scratch index, each file keeping the mode HEAD gave it;
+        None takes the path out."""
         listed = self._git("ls-files", "-s", "-z", "--", *blobs, env=scratch)
         modes = {
             entry.split("\t", 1)[1]: entry.split(" ", 1)[0]
@@ -242,14 +258,20 @@ class VaultRepo:
             if "\t" in entry
         }
         entries: list[str] = []
+        gone = [rel for rel, data in blobs.items() if data is None]
         for n, (rel, data) in enumerate(blobs.items()):
+            if data is None:
+                continue
             held = tmp / f"blob-{n}"
             held.write_bytes(data)
             # --path: the same filters (line endings, attributes) as `git add` of that file.
             sha = self._git("hash-object", "-w", f"--path={rel}", "--", str(held)).strip()
             mode = "100755" if modes.get(rel) == "100755" else "100644"
             entries += ["--cacheinfo", f"{mode},{sha},{rel}"]
-        self._git("update-index", "--add", *entries, env=scratch)
+        if entries:
+            self._git("update-index", "--add", *entries, env=scratch)
+        if gone:
+            self._git("update-index", "--force-remove", "--", *gone, env=scratch)
 
     def _commit_tree(self, tree: str, parent: str | None, message: Path, author: git.Actor) -> str:
         env = {
