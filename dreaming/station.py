@@ -9,6 +9,7 @@ is written; a person's save during the heat wins.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -86,9 +87,15 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
     try:
         repo = VaultRepo(vault.root)
         repo.check_ready()
+        stopped = _stopped_heat(vault, repo, station)
+        if stopped:
+            message = "station: heat " + ", ".join(p.name for p in stopped)
+            sha = repo.commit_pipeline_blobs(stopped, message, _run_id(moment))
+            if sha:
+                result.said.append(f"committed the heat a stopped dreaming wrote ({sha[:7]})")
         # Both, whatever changed: the card is rewritten on either edit, and the person's
         # pending text must be in a commit of theirs before ours.
-        for read in (station, page):
+        for read in (page,) if stopped else (station, page):
             sha = repo.commit_person_bytes({read.path: read.data}, f"Edit {read.path.name}")
             if sha:
                 result.said.append(f"committed your edit of {read.path.name} ({sha[:7]})")
@@ -123,6 +130,27 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
                 result.said.append(f"{card.CARD} is already hot")
     _write_and_commit(repo, registry, writes, moment, result)
     return result
+
+
+def _stopped_heat(vault: Vault, repo: VaultRepo, station: _Read) -> dict[Path, bytes]:
+    """The heat a dreaming process wrote but was stopped before committing (kill -9), to
+    commit as dreaming's, not the person's: a card that is HEAD's card heated, and the
+    notes index beside it when no commit holds it either. Empty for anything else."""
+    before = repo.at_head(station.path)
+    if before is None or station.data is None or before == station.data:
+        return {}
+    if not card.is_heat_of(before, station.data, git_head(repo), article_stems(vault)):
+        return {}
+    found = {station.path: station.data}
+    with contextlib.suppress(VaultError):
+        index = _read(index_path(vault))
+        if index.data is not None and not repo.committed(index.path, index.data):
+            found[index.path] = index.data
+    return found
+
+
+def _run_id(moment: datetime) -> str:
+    return "station-" + moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def _indexed(
@@ -183,9 +211,9 @@ def _write_and_commit(
     message = "station: " + ", ".join(
         f"heat {n}" if n == card.CARD else f"index {notes.NOTES} ({n})" for n in names
     )
-    run_id = "station-" + moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     try:
-        sha = repo.commit_pipeline_blobs({p: d for p, (_, d) in written.items()}, message, run_id)
+        ours = {p: d for p, (_, d) in written.items()}
+        sha = repo.commit_pipeline_blobs(ours, message, _run_id(moment))
     except GitError as e:
         _undo(written, registry)
         result.problems.append(f"{e}; put back what dreaming wrote, nothing committed")
