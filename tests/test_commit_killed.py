@@ -18,6 +18,7 @@ from dreaming.vault import Vault
 from dreaming.vault.repo import PIPELINE_AUTHOR, VaultRepo
 from tests.test_station_typing import card_at, reheated
 from tests.watch_support import wait_for, watched
+from watcher.heartbeat import read_heartbeat
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,3 +74,32 @@ def test_a_restarted_watcher_finishes_a_commit_killed_mid_way(vault: Vault, poin
         if commit.author.name == PIPELINE_AUTHOR.name:
             before = card_at(commit.parents[0])
             assert card_at(commit) == reheated(before, card_at(commit), article_stems(vault))
+
+
+def test_a_watcher_killed_committing_a_save_commits_it_when_started_again(
+    vault: Vault, tmp_path: Path
+) -> None:
+    path = vault.root / card.CARD
+    watch = [sys.executable, "-m", "tests.rule_model", "--kill", "git:1", "--", "watch"]
+    with (tmp_path / "watch.out").open("wb") as out:
+        child = subprocess.Popen(
+            [*watch, "--vault", str(vault.root)], stdout=out, stderr=out, cwd=ROOT
+        )
+    try:
+        wait_for(lambda: (read_heartbeat(vault) or {}).get("running"), 60)
+        mine = path.read_bytes().replace(b"(none yet)", b"saved as the watcher died")
+        path.write_bytes(mine)
+        assert child.wait(60) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    lock = vault.root / ".git" / "index.lock"
+    assert lock.exists()
+    repo = VaultRepo(vault.root)
+    with watched(vault, lock_grace=0.3) as w:
+        wait_for(lambda: not lock.exists() and repo.dirty_paths() == [])
+        assert not [r for r in w.said if r.problem], w.said
+    assert git(vault, "diff", "--cached", "--name-only") == ""
+    history = list(repo.repo.iter_commits("HEAD", paths=card.CARD))[::-1][1:]
+    assert [card_at(c) for c in history if c.author.name != PIPELINE_AUTHOR.name] == [mine]
