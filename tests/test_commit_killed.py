@@ -86,7 +86,7 @@ def test_a_watcher_killed_committing_a_save_commits_it_when_started_again(
             [*watch, "--vault", str(vault.root)], stdout=out, stderr=out, cwd=ROOT
         )
     try:
-        wait_for(lambda: (read_heartbeat(vault) or {}).get("running"), 60)
+        wait_for(lambda: (beat := read_heartbeat(vault)) is not None and beat.get("running"), 60)
         mine = path.read_bytes().replace(b"(none yet)", b"saved as the watcher died")
         path.write_bytes(mine)
         assert child.wait(60) == -signal.SIGKILL
