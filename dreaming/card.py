@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from dreaming import frontmatter
 from dreaming.article.fences import line_content, line_ending, split_lines
 from dreaming.errors import DreamingError
 
@@ -62,18 +63,24 @@ def cascade(notes: int) -> str:
 
 def heat(data: bytes, facts: Facts) -> bytes:
     """The card heated with `facts`: `data` itself when already hot. Raises CardProblem."""
-    text = _decode(data)
-    lines = split_lines(text)
-    start = _body_start(lines)
-    header = _find_table(lines, start)
-    end = header + 2
-    while end < len(lines) and line_content(lines[end]).lstrip(" ").startswith("|"):
-        end += 1
+    lines, header, end = _table(data)
     rows = [_parse_row(line) for line in lines[header + 2 : end]]
     fresh = _heated_rows(rows, facts, _eol(lines, header))
     if fresh is None:
         return data
     return "".join([*lines[: header + 2], *(r.line for r in fresh), *lines[end:]]).encode()
+
+
+def is_heat_of(before: bytes, after: bytes, git: str, articles: Sequence[str]) -> bool:
+    """Whether `after` is `before` heated with `git` and `articles`, at the time and notes
+    count that `after` shows: bytes only a heat writes, never a person's edit."""
+    try:
+        lines, header, end = _table(after)
+        rows = {r.key: r.value for r in map(_parse_row, lines[header + 2 : end])}
+        notes = int(rows["Cascade"].removeprefix(f"{PLANE} · notes ").removesuffix(" current"))
+        return heat(before, Facts(git, articles, notes, rows["Heated"])) == after
+    except (CardProblem, KeyError, ValueError):
+        return False
 
 
 def clip(text: str, limit: int = INTENT_CHARS) -> str:
@@ -197,6 +204,16 @@ def _decode(data: bytes) -> str:
         ) from None
 
 
+def _table(data: bytes) -> tuple[list[str], int, int]:
+    """The card's lines, its table's header line and the line after its last row."""
+    lines = split_lines(_decode(data))
+    header = _find_table(lines, _body_start(lines))
+    end = header + 2
+    while end < len(lines) and line_content(lines[end]).lstrip(" ").startswith("|"):
+        end += 1
+    return lines, header, end
+
+
 def _body_start(lines: list[str]) -> int:
     """The first line after the frontmatter (0 when there is none)."""
     if not lines or line_content(lines[0]).rstrip() != "---":
@@ -205,7 +222,12 @@ def _body_start(lines: list[str]) -> int:
         if line_content(lines[n]).rstrip() in ("---", "..."):
             block = "".join(lines[1:n])
             try:
-                data = yaml.load(block, Loader=yaml.BaseLoader)
+                data = frontmatter.load(block)
+            except frontmatter.TooDeep:
+                raise CardProblem(
+                    f"{CARD}: the frontmatter is nested more than {frontmatter.MAX_DEPTH} "
+                    "levels deep; flatten it"
+                ) from None
             except yaml.YAMLError as e:
                 mark = getattr(e, "problem_mark", None)
                 where = f" (line {mark.line + 2})" if mark is not None else ""

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from dreaming import frontmatter
 from dreaming.article.fences import FenceBlock, fence_blocks, line_content, split_lines
 from dreaming.article.schematic import PLACEHOLDERS, SLOTS
 from dreaming.resources import data_dir
@@ -25,9 +26,6 @@ MAX_BYTES = 256 * 1024
 """A policy page is inlined into prompts: far smaller than this in practice."""
 MAX_FRONTMATTER = 8 * 1024
 """Bounds the YAML parser's work: a page's frontmatter is a few short lines."""
-MAX_NESTING = 16
-"""Flow collections nested deeper than this are refused before parsing: PyYAML's
-time grows faster than linearly with nesting depth."""
 
 REQUIRED_BLOCKS: dict[str, tuple[str, ...]] = {
     "Article_Conventions": (),
@@ -105,11 +103,10 @@ def _frontmatter(name: str, lines: Sequence[str]) -> tuple[int, list[str]]:
     else:
         return 0, [f"{where}: the frontmatter is unclosed; {restore}"]
     block = "\n".join(lines[1:end])
-    if _nesting(block) > MAX_NESTING:
-        return end + 1, [f"{where}: the frontmatter is nested too deeply; {restore}"]
     try:
-        # BaseLoader: every value stays a string, nothing is resolved into a Python object.
-        data: Any = yaml.load(block, Loader=yaml.BaseLoader)
+        data: Any = frontmatter.load(block)
+    except frontmatter.TooDeep:
+        return end + 1, [f"{where}: the frontmatter is nested too deeply; {restore}"]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 2}" if mark is not None else ""
@@ -122,18 +119,6 @@ def _frontmatter(name: str, lines: Sequence[str]) -> tuple[int, list[str]]:
     if data.get("page") != name:
         problems.append(f"{where}: the frontmatter lacks `page: {name}`; add that line")
     return end + 1, problems
-
-
-def _nesting(block: str) -> int:
-    """The deepest run of open `[` and `{` (quotes not considered: an upper bound)."""
-    depth = deepest = 0
-    for ch in block:
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return deepest
 
 
 def _fenced_lines(lines: Sequence[str]) -> set[int]:

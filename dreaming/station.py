@@ -9,6 +9,7 @@ is written; a person's save during the heat wins.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -68,6 +69,10 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
     """React to the person's edit of STATION.md and/or NOTES.md: commit it as theirs, heat
     the card, refresh the notes index, commit what we wrote.
 
+    Each file is read once: those bytes are what is committed as the person's, what the
+    heat and the index are made from, and what our write must still find on disk. A save
+    after the read is the person's next edit: never in our commit, never written over.
+
     `now` is an ISO 8601 time (`datetime.now(UTC).isoformat()`); the card shows it in local
     time. Never raises for the person's input: whatever is refused is in `problems`."""
     from dreaming.vault.repo import VaultRepo
@@ -79,22 +84,32 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
         result.problems += refused
         return result
     try:
+        station = _read(vault, vault.root / card.CARD)
+        page = _read(vault, vault.root / notes.NOTES)
+    except (VaultError, RefusedFileError) as e:
+        result.problems.append(f"{e}; nothing written")
+        return result
+    try:
         repo = VaultRepo(vault.root)
         repo.check_ready()
+        stopped = _stopped_heat(vault, repo, station)
+        if stopped:
+            message = "station: heat " + ", ".join(p.name for p in stopped)
+            sha = repo.commit_pipeline_blobs(stopped, message, _run_id(moment))
+            if sha:
+                result.said.append(f"committed the heat a stopped dreaming wrote ({sha[:7]})")
         # Both, whatever changed: the card is rewritten on either edit, and the person's
         # pending text must be in a commit of theirs before ours.
-        for name in STATION_FILES:
-            path = vault.root / name
-            sha = repo.commit_person([path], f"Edit {name}")
+        for read in (page,) if stopped else (station, page):
+            sha = repo.commit_person_bytes({read.path: read.data}, f"Edit {read.path.name}")
             if sha:
-                result.said.append(f"committed your edit of {path.name} ({sha[:7]})")
+                result.said.append(f"committed your edit of {read.path.name} ({sha[:7]})")
     except GitError as e:
         result.problems.append(f"{e}; nothing heated until then")
         return result
     writes: dict[Path, tuple[_Read, bytes]] = {}
     try:
-        current = _indexed(vault, "notes" in changed, moment, writes, result)
-        station = _read(vault, vault.root / card.CARD)
+        current = _indexed(vault, page, "notes" in changed, moment, writes, result)
     except (VaultError, RefusedFileError) as e:
         result.problems.append(f"{e}; nothing written")
         return result
@@ -122,8 +137,30 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
     return result
 
 
+def _stopped_heat(vault: Vault, repo: VaultRepo, station: _Read) -> dict[Path, bytes]:
+    """The heat a dreaming process wrote but was stopped before committing (kill -9), to
+    commit as dreaming's, not the person's: a card that is HEAD's card heated, and the
+    notes index beside it when no commit holds it either. Empty for anything else."""
+    before = repo.at_head(station.path)
+    if before is None or station.data is None or before == station.data:
+        return {}
+    if not card.is_heat_of(before, station.data, git_head(repo), article_stems(vault)):
+        return {}
+    found = {station.path: station.data}
+    with contextlib.suppress(VaultError, RefusedFileError):
+        index = _read(vault, index_path(vault))
+        if index.data is not None and not repo.committed(index.path, index.data):
+            found[index.path] = index.data
+    return found
+
+
+def _run_id(moment: datetime) -> str:
+    return "station-" + moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
 def _indexed(
     vault: Vault,
+    page: _Read,
     notes_changed: bool,
     moment: datetime,
     writes: dict[Path, tuple[_Read, bytes]],
@@ -131,7 +168,6 @@ def _indexed(
 ) -> int:
     """The current notes count, planning the index's write when NOTES.md changed or no
     index exists yet."""
-    page = _read(vault, vault.root / notes.NOTES)
     stored = _read(vault, index_path(vault))
     try:
         lines = notes.note_lines(page.data or b"")
@@ -180,9 +216,9 @@ def _write_and_commit(
     message = "station: " + ", ".join(
         f"heat {n}" if n == card.CARD else f"index {notes.NOTES} ({n})" for n in names
     )
-    run_id = "station-" + moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     try:
-        sha = repo.commit_pipeline_blobs({p: d for p, (_, d) in written.items()}, message, run_id)
+        ours = {p: d for p, (_, d) in written.items()}
+        sha = repo.commit_pipeline_blobs(ours, message, _run_id(moment))
     except GitError as e:
         _undo(written, registry)
         result.problems.append(f"{e}; put back what dreaming wrote, nothing committed")

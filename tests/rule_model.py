@@ -10,8 +10,9 @@ is `dreaming ARGS...` with every model spec answered by a `RuleModel`;
 `--kill call:3` SIGKILLs the process at the third model call, `--count` writes how
 often each event happened. Events: `call`; `temp`, an edit's temp file written, not
 yet renamed into place; `write`, an edit reached disk; `git`,
-inside a commit, holding git's index lock; `ref`, HEAD moved to a new commit, the
-index not yet updated; `commit`, a commit made; `record`, a unit
+inside a commit, holding git's index lock; `lock`, git's index lock just taken; `ref`,
+HEAD moved to a new commit, the index not yet updated; `index`, the index installed, its
+lock not yet removed; `commit`, a commit made; `record`, a unit
 about to be recorded; `store`, a ledger transaction about to commit.
 """
 
@@ -91,7 +92,7 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
     """Route every model load to one RuleModel and report each event to `hit`."""
     import dreaming.model
     from dreaming.ledger import Ledger, work
-    from dreaming.vault import writes
+    from dreaming.vault import index_lock, writes
     from dreaming.vault.repo import VaultRepo
     from stages.write import Writer
 
@@ -102,6 +103,7 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
 
     dreaming.model.load = load
     commit_tree, run_git, durable_temp = VaultRepo._commit_tree, VaultRepo._git, writes.durable_temp
+    make_lock, install_index = index_lock._make, index_lock._install
     write, commit, record, transaction = (
         Writer.write,
         Writer.commit,
@@ -139,6 +141,16 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
             hit("ref")
         return said
 
+    def locking(lock: Path, content: bytes) -> int | None:
+        made = make_lock(lock, content)
+        if made is not None:
+            hit("lock")
+        return made
+
+    def installing(real: Path, new: Path) -> None:
+        install_index(real, new)
+        hit("index")
+
     @contextmanager
     def in_transaction(self: Ledger) -> Iterator[Any]:
         with transaction(self) as db:
@@ -148,6 +160,8 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
     VaultRepo._commit_tree = committing_tree  # type: ignore[method-assign]
     VaultRepo._git = moving_head  # type: ignore[method-assign]
     writes.durable_temp = half_written
+    index_lock._make = locking
+    index_lock._install = installing
     Writer.write = writing  # type: ignore[method-assign]
     Writer.commit = committing  # type: ignore[method-assign]
     work.record = recording

@@ -223,6 +223,8 @@ BROKEN = {
     "over 64 KiB": SEED + b"x" * (64 * 1024),
     "a pipe breaking a row": SEED.replace(b"(none yet)", b"a | b"),
     "two Intent rows": SEED.replace(b"| Notes |", b"| Intent |"),
+    "frontmatter nested in brackets": b"---\nx: " + b"[" * 3000 + b"\n---\n" + SEED,
+    "frontmatter nested in dashes": b"---\nx:\n" + b"- " * 3000 + b"y\n---\n" + SEED,
 }
 
 
@@ -233,6 +235,17 @@ def test_a_card_that_cannot_be_heated_raises_one_line_naming_station(name: str) 
     message = str(caught.value)
     assert message.startswith("STATION.md: ")
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("name", ["frontmatter nested in brackets", "frontmatter nested in dashes"])
+def test_deeply_nested_frontmatter_is_a_problem_saying_flatten_it(name: str) -> None:
+    with pytest.raises(CardProblem, match=r"^STATION.md: the frontmatter is nested more than "):
+        heat(BROKEN[name], FACTS)
+
+
+def test_frontmatter_nested_a_few_levels_is_kept() -> None:
+    front = b"---\na:\n  b:\n    - [c, {d: [e]}]\n---\n"
+    assert heat(front + SEED, FACTS).startswith(front)
 
 
 def test_a_table_inside_a_code_fence_is_not_the_card() -> None:
@@ -261,6 +274,8 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "headers without a delimiter": lambda n: "|Field|Value|\n" * n,
     "unclosed frontmatter": lambda n: "---\n" + "a: b\n" * n,
     "unclosed fence": lambda n: "```\n" + "|Field|Value|\n" * n,
+    "frontmatter nested in brackets": lambda n: "---\nx: " + "[" * (4 * n) + "\n---\n",
+    "frontmatter nested in dashes": lambda n: "---\nx:\n" + "- " * (4 * n) + "y\n---\n",
     "long intent of marks": lambda n: SEED.decode().replace("(none yet)", "e" + "\u0301" * (5 * n)),
     "intent of flags": lambda n: SEED.decode().replace("(none yet)", "🇫" * (3 * n)),
 }

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,10 +15,20 @@ from dreaming.vault import Vault
 from dreaming.vault import repo as gitops
 from dreaming.vault.repo import VaultRepo
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def git(vault: Vault, *args: str) -> str:
+
+def git(
+    vault: Vault, *args: str, input: str | None = None, env: dict[str, str] | None = None
+) -> str:
     return subprocess.run(
-        ["git", *args], cwd=vault.root, capture_output=True, text=True, check=True
+        ["git", *args],
+        cwd=vault.root,
+        capture_output=True,
+        text=True,
+        check=True,
+        input=input,
+        env={**os.environ, **env} if env else None,
     ).stdout
 
 
@@ -89,61 +102,139 @@ def test_committing_bytes_head_already_holds_mends_an_index_a_kill_left_behind(
     assert git(vault, "status", "--porcelain") == ""
 
 
-def leave_lock(vault: Vault, pid: int, *committing: str) -> Path:
-    """git's index lock as a dreaming process `pid` leaves it when it is killed mid-commit."""
+# A process taking git's index lock exactly as dreaming's commits take it.
+HOLD = """
+import os, signal, sys
+from pathlib import Path
+from dreaming.vault import index_lock
+from dreaming.vault.repo import VaultRepo
+repo = VaultRepo(Path(sys.argv[1]))
+with index_lock.held(repo.git_dir, sys.argv[3:], repo._head, repo._reset, retries=1, wait=0):
+    if sys.argv[2] == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def holder(vault: Vault, how: str, *committing: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(vault.root), how, *committing],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def leave_lock(vault: Vault, *committing: str) -> Path:
+    """git's index lock as a dreaming process leaves it when it is killed mid-commit."""
+    child = holder(vault, "die", *committing)
+    child.communicate(timeout=30)
+    assert child.returncode == -signal.SIGKILL
     lock = vault.root / ".git" / "index.lock"
-    lock.write_text("")
-    owner = vault.root / ".git" / gitops._LOCK_OWNER
-    owner.write_text("\0".join([f"{pid} {lock.stat().st_ino}", *committing]))
+    assert lock.exists()
     return lock
 
 
-def dead_pid() -> int:
-    gone = subprocess.Popen(["true"])
-    gone.wait()
-    return gone.pid
-
-
 def test_a_lock_left_by_a_killed_dreaming_process_is_taken_back(vault: Vault) -> None:
-    lock = leave_lock(vault, dead_pid())
+    lock = leave_lock(vault)
     page = vault.articles / "Thing.md"
     page.write_text("# Thing\n")
     assert VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1") is not None
     assert not lock.exists()
-    assert not (vault.root / ".git" / gitops._LOCK_OWNER).exists()
+    assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_killed_dreamings_lock_is_taken_back_without_a_commit(vault: Vault) -> None:
+    lock = leave_lock(vault)
+    assert VaultRepo(vault.root).take_back_lock()
+    assert not lock.exists()
 
 
 def test_taking_back_a_lock_sets_the_index_of_what_the_killed_commit_held_to_head(
     vault: Vault,
 ) -> None:
     repo = VaultRepo(vault.root)
-    page = vault.articles / "Thing.md"
-    page.write_text("# Thing\n")
-    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "run-1")
-    # Killed after HEAD moved, before the index followed: it still lacks the page.
-    git(vault, "rm", "-q", "--cached", "articles/Thing.md")
-    leave_lock(vault, dead_pid(), "articles/Thing.md")
-    other = vault.articles / "Other.md"
-    other.write_text("# Other\n")
-    assert repo.commit_pipeline_blobs({other: b"# Other\n"}, "create Other", "run-2")
+    lock = leave_lock(vault, "articles/Thing.md")
+    # The killed process had moved HEAD to its commit; the index never followed.
+    blob = git(vault, "hash-object", "-w", "--stdin", input="# Thing\n").strip()
+    scratch = {"GIT_INDEX_FILE": str(vault.root.parent / "scratch")}
+    git(vault, "read-tree", "HEAD", env=scratch)
+    git(
+        vault,
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        f"100644,{blob},articles/Thing.md",
+        env=scratch,
+    )
+    tree = git(vault, "write-tree", env=scratch).strip()
+    commit = git(vault, "commit-tree", tree, "-p", "HEAD", "-m", "create Thing").strip()
+    git(vault, "update-ref", "HEAD", commit)
+    (vault.articles / "Thing.md").write_text("# Thing\n")
+    assert repo.take_back_lock()
+    assert not lock.exists()
     assert git(vault, "status", "--porcelain") == ""
+
+
+def test_a_lock_not_moved_past_by_head_leaves_the_persons_staged_work_staged(
+    vault: Vault,
+) -> None:
+    mine = vault.root / "NOTES.md"
+    mine.write_text("my staged notes\n")
+    git(vault, "add", "NOTES.md")
+    leave_lock(vault, "NOTES.md")
+    assert VaultRepo(vault.root).take_back_lock()
+    assert git(vault, "diff", "--cached", "--name-only") == "NOTES.md\n"
 
 
 def test_a_lock_of_a_dreaming_process_still_running_is_waited_for(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
-    running = subprocess.Popen(["sleep", "30"])
+    running = holder(vault, "hold")
     try:
-        lock = leave_lock(vault, running.pid)
+        assert running.stdout is not None
+        assert running.stdout.readline() == "held\n"
+        lock = vault.root / ".git" / "index.lock"
         page = vault.articles / "Thing.md"
         page.write_text("# Thing\n")
         with pytest.raises(GitError, match=r"index\.lock is held"):
             VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1")
+        assert not VaultRepo(vault.root).take_back_lock()
         assert lock.exists()
     finally:
         running.kill()
-        running.wait()
+        running.communicate()
+
+
+def test_a_lock_that_is_not_a_regular_file_is_never_read_or_removed(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitops, "_LOCK_WAIT", 0.01)
+    lock = vault.root / ".git" / "index.lock"
+    os.mkfifo(lock)
+    assert not VaultRepo(vault.root).take_back_lock()
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    with pytest.raises(GitError, match=r"index\.lock is held"):
+        VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1")
+    assert lock.is_fifo()
+
+
+def test_without_hard_links_the_lock_is_made_in_place(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(*args: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    page = vault.articles / "Thing.md"
+    page.write_text("# Thing\n")
+    assert VaultRepo(vault.root).commit_pipeline([page], "add Thing", "run-1") is not None
+    assert not (vault.root / ".git" / "index.lock").exists()
+    assert git(vault, "status", "--porcelain") == ""
 
 
 def test_a_lock_released_during_the_retries_lets_the_commit_through(

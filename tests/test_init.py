@@ -8,6 +8,7 @@ import pytest
 
 from dreaming.errors import GitError, VaultError
 from dreaming.vault import repo as gitops
+from dreaming.vault import scaffold
 from dreaming.vault.scaffold import init_vault
 
 META_PAGES = {
@@ -85,6 +86,23 @@ def test_an_existing_repository_keeps_its_history_and_pending_work(tmp_path: Pat
     pending = git(root, "status", "--porcelain")
     assert " M diary.md" in pending
     assert "A  draft.md" in pending
+
+
+def test_a_save_between_inits_copy_and_its_commit_stays_the_persons(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "vault"
+    real = scaffold._upgrade_gitignore
+
+    def save_meanwhile(repo: gitops.VaultRepo) -> object:
+        card = root / "STATION.md"
+        card.write_bytes(card.read_bytes() + b"the person's first words\n")
+        return real(repo)
+
+    monkeypatch.setattr(scaffold, "_upgrade_gitignore", save_meanwhile)
+    init_vault(root)
+    assert b"the person's first words" not in git(root, "show", "HEAD:STATION.md").encode()
+    assert git(root, "status", "--porcelain") == " M STATION.md\n"
 
 
 def test_init_on_a_file_is_refused(tmp_path: Path) -> None:

@@ -249,6 +249,7 @@ ENTITIES_EXAMPLE = "- Name the specific thing and its broad domain: a chunk abou
 CASES: dict[str, tuple[str, Callable[[int], str]]] = {
     "unclosed frontmatter": ("Chunking", lambda n: "---\n" + "a: b\n" * n),
     "nested frontmatter": ("Chunking", lambda n: "---\nx: " + "[" * n + "\n---\n# C\n"),
+    "frontmatter nested in dashes": ("Chunking", lambda n: "---\nx:\n" + "- " * n + "\n---\n"),
     "unclosed fences": ("Chunking", lambda n: shipped("Chunking") + "```settings\n" * n),
     "settings lines": (
         "Chunking",
@@ -282,6 +283,11 @@ def test_check_page_runs_in_linear_time(case: str) -> None:
     times = [best_seconds(check, text) for text in sizes]
     ratio = times[2] / max(times[0], 1e-6)
     assert times[2] < FLOOR_S or ratio < MAX_RATIO, f"{case}: 16N took {ratio:.0f}x N ({times})"
+
+
+def test_frontmatter_nested_in_dashes_is_refused_not_raised() -> None:
+    data = shipped("Chunking").replace("---\n", "---\nx:\n" + "- " * 3000 + "y\n", 1)
+    assert "the frontmatter is nested too deeply" in only(check_page("Chunking", data.encode()))
 
 
 def test_a_renamed_schema_kind_is_the_page_s_choice() -> None:

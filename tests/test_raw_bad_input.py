@@ -135,6 +135,14 @@ def test_invalid_frontmatter(tmp_path: Path) -> None:
     assert "frontmatter is not valid YAML" in err.reason
 
 
+@pytest.mark.parametrize("nest", ["[", "- "])
+def test_deeply_nested_frontmatter_is_refused_fast(tmp_path: Path, nest: str) -> None:
+    data = f"---\nx:\n {nest * 5000}\n---\n## user\nq\n## assistant\na\n".encode()
+    err, took = _timed_error(tmp_path / "n.md", data)
+    assert "frontmatter is nested more than" in err.reason
+    assert took < 0.5
+
+
 def test_deeply_nested_json(tmp_path: Path) -> None:
     err = _error(tmp_path / "deep.json", b"[" * 100_000 + b"]" * 100_000)
     assert "JSON" in err.reason or "nested" in err.reason

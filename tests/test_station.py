@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -163,6 +164,27 @@ def test_a_persons_save_during_the_heat_is_never_overwritten(vault: Vault) -> No
     assert git(vault, "ls-files", ".dreaming").split() == [".dreaming/session-notes.json"]
 
 
+def test_a_save_during_the_persons_commit_stays_out_of_dreamings_commit(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    card = set_intent(vault, "first words")
+    first = card.read_bytes()
+    newer = first.replace(b"first words", b"first words and more")
+    real = VaultRepo._commit_tree
+
+    def saving_meanwhile(self: VaultRepo, *args: Any) -> str:
+        if card.read_bytes() == first:
+            card.write_bytes(newer)
+        return real(self, *args)
+
+    monkeypatch.setattr(VaultRepo, "_commit_tree", saving_meanwhile)
+    result = settle(vault, OwnWrites(), changed={"station"}, now=NOW)
+    assert card.read_bytes() == newer
+    assert any(p.startswith("STATION.md: you saved it") for p in result.problems)
+    assert git(vault, "show", "HEAD:STATION.md").encode() == first
+    assert git(vault, "log", "-1", "--format=%an", "--", "STATION.md").strip() != "dreaming"
+
+
 def test_a_rebase_in_progress_means_nothing_is_written(vault: Vault) -> None:
     card = set_intent(vault, "mid rebase")
     before = card.read_bytes()
@@ -247,6 +269,15 @@ def test_station_heat_says_what_is_broken_and_exits_1(vault: Vault) -> None:
     code, _, err = invoke("station", "heat", "--vault", str(vault.root))
     assert code == 1
     assert "STATION.md: binary" in err
+
+
+def test_station_heat_on_a_deeply_nested_frontmatter_is_one_clean_line(vault: Vault) -> None:
+    card = vault.root / "STATION.md"
+    card.write_bytes(b"---\nx: " + b"[" * 5000 + b"\n---\n" + card.read_bytes())
+    code, _, err = invoke("station", "heat", "--vault", str(vault.root))
+    assert code == 1
+    assert err.startswith("dreaming: STATION.md: the frontmatter is nested more than ")
+    assert err.rstrip().endswith("flatten it; left it untouched")
 
 
 def test_station_look_json_has_stable_keys(vault: Vault) -> None:

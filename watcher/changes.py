@@ -118,12 +118,15 @@ class Work:
 
 def sort_changes(root: str, changes: Iterable[tuple[Change, str]]) -> Work:
     """The work of each route in one debounced batch of (change, absolute path)."""
+    return work_of(rel for _, path in changes if (rel := relative(root, path)) is not None)
+
+
+def work_of(rels: Iterable[str]) -> Work:
+    """The work of each route for these vault-relative paths (none for a path no route
+    watches)."""
     work = Work()
-    for _, path in changes:
-        rel = relative(root, path)
-        route = None if rel is None else route_of(rel)
-        if rel is None or route is None:
-            continue
+    for rel in rels:
+        route = route_of(rel)
         if route == "raw":
             work.raw.add(rel)
         elif route == "meta":

@@ -2,7 +2,9 @@
 
 Work waits here until git can take it. A rebase or merge in progress, or an index
 lock someone else holds for longer than a moment, is said once and the work is
-retried later: never a forced commit, never a deleted lock. A file whose bytes are
+retried later: never a forced commit, never a deleted lock (but one a killed dreaming
+process left, taken back at once). On start, the edits no commit holds yet are taken
+as if just saved: what a watcher killed mid-commit left. A file whose bytes are
 HEAD's, or the bytes we just wrote ourselves, is not a person's edit. Article edits
 wait while a night runs, so the person's commit lands before or after the
 pipeline's, never inside it; after the night, HEAD tells the two apart. Each unit
@@ -11,7 +13,6 @@ of work catches what a file can do to it, so nothing stops the watcher.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +24,7 @@ from dreaming.station import Changed, settle
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.repo import VaultRepo
 from watcher.app import App
-from watcher.changes import Work
+from watcher.changes import Work, work_of
 from watcher.console import shown
 from watcher.raw_route import RawRoute
 from watcher.reactions import Reaction, Say, trouble
@@ -31,6 +32,8 @@ from watcher.reactions import Reaction, Say, trouble
 GIT_RETRY = 1.0
 """Seconds between looks at a busy git."""
 STATION_FILES: dict[Changed, str] = {"station": "STATION.md", "notes": "NOTES.md"}
+PENDING = ("STATION.md", "NOTES.md", "Meta", "articles", "Talk", "Log")
+"""Where the person's uncommitted edits are looked for on start (Raw/ has its own look)."""
 
 
 class Routes:
@@ -58,6 +61,24 @@ class Routes:
         """Monotonic time before which git is not looked at again (it was busy)."""
         self._lock_seen: float | None = None
         self._busy_said: str | None = None
+
+    def take_pending(self, now: float) -> None:
+        """The person's edits that no commit holds yet, taken as if just saved: a watcher
+        killed mid-commit, or not running while they were made, commits them on start
+        (after taking back the index lock a killed dreaming process left)."""
+        vault = self._app.vault
+        try:
+            repo = self._repo or VaultRepo(vault.root)
+            self._repo = repo
+            if (repo.git_dir / "index.lock").exists():
+                repo.take_back_lock()
+            dirty = repo.dirty_paths([vault.root / name for name in PENDING])
+        except DreamingError as e:
+            self._say(
+                Reaction("article", ".", f"not looked at on start: {trouble(e)}", problem=True)
+            )
+            return
+        self.take(work_of(dirty), now)
 
     def take(self, work: Work, now: float) -> None:
         self.raw.take(work.raw, now)
@@ -90,7 +111,8 @@ class Routes:
             self._repo = VaultRepo(self._app.vault.root)
         self._repo.check_ready()
         lock = self._repo.git_dir / "index.lock"
-        if not lock.exists():
+        # A lock a dreaming process left when it was killed is taken back at once.
+        if not lock.exists() or self._repo.take_back_lock():
             self._lock_seen = None
             return self._repo
         # A git command holds it for a moment; only one that stays is worth saying.
@@ -157,7 +179,7 @@ class Routes:
                     self._say(Reaction("meta", shown(rel), "policy reloaded"))
             except GitError:
                 raise
-            except (DreamingError, OSError, sqlite3.Error) as e:
+            except Exception as e:
                 self._say(Reaction("meta", shown(rel), trouble(e), problem=True))
             self._meta.discard(name)
 
@@ -177,7 +199,7 @@ class Routes:
             )
         except GitError:
             raise
-        except (DreamingError, OSError, sqlite3.Error) as e:
+        except Exception as e:
             self._say(Reaction(first, path, trouble(e), problem=True))
             settled = None
         self._station.clear()
@@ -207,7 +229,7 @@ class Routes:
                 )
         except GitError:
             raise
-        except (DreamingError, OSError, sqlite3.Error) as e:
+        except Exception as e:
             self._say(Reaction("article", shown(rels[0]), trouble(e), problem=True))
             self._articles.clear()
             return
@@ -219,7 +241,7 @@ class Routes:
             try:
                 reindex(vault, self._app.ledger)
                 said += "; reindexed"
-            except (DreamingError, OSError, sqlite3.Error) as e:
+            except Exception as e:
                 said += f"; not reindexed: {trouble(e)}"
         for rel in edited:
             self._say(Reaction("article", shown(rel), said))

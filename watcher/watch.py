@@ -66,6 +66,7 @@ def watch_vault(
         _ = app.ledger
     except (DreamingError, OSError, sqlite3.Error) as e:
         on_reaction(Reaction("raw", ".", trouble(e), problem=True))
+    routes.take_pending(time.monotonic())
     failed = ""
     while not stop.is_set():
         try:

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from dreaming import frontmatter
 from dreaming.article.fences import closes_fence, fence_run
 from dreaming.errors import TranscriptError
 from dreaming.raw.common import iso
@@ -32,16 +33,19 @@ def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
     block = text[first_nl + 1 : first_nl + 1 + m.start()]
     body = text[first_nl + 1 + m.end() :]
     try:
-        # BaseLoader keeps every scalar a string: YAML 1.1 would turn `14:05:30` into 50730.
-        data: Any = yaml.load(block, Loader=yaml.BaseLoader)
+        data: Any = frontmatter.load(block)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         raise TranscriptError(
             path, f"frontmatter is not valid YAML{where}; fix it or remove the --- block"
         ) from None
-    except RecursionError:
-        raise TranscriptError(path, "frontmatter is nested too deeply; simplify it") from None
+    except frontmatter.TooDeep:
+        raise TranscriptError(
+            path,
+            f"frontmatter is nested more than {frontmatter.MAX_DEPTH} levels deep; "
+            "flatten it or remove the --- block",
+        ) from None
     if not isinstance(data, dict):
         return {}, body
     return {str(k): v for k, v in data.items() if isinstance(v, str) and v.strip()}, body

@@ -10,33 +10,27 @@ who wrote what. `.dreaming/` is never committed, but for the notes index.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import shutil
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import git
 
 from dreaming.errors import GitError, UnsafePathError
+from dreaming.vault import index_lock
 
 PIPELINE_AUTHOR = git.Actor("dreaming", "dreaming@localhost")
 FALLBACK_PERSON = git.Actor("You", "you@localhost")
 RUN_TRAILER = "Dreaming-Run"
 _LOCK_RETRIES = 10
 _LOCK_WAIT = 0.5
-_LOCK_OWNER = "dreaming-index.lock.owner"
-"""In the git folder while dreaming holds the index lock: `PID INODE` of the lock, then
-the paths being committed, NUL-separated (no path holds a NUL)."""
 _COMMIT_LOCKS: dict[Path, threading.Lock] = {}
 """One lock per git folder, taken around every commit: the watcher commits from more than
-one thread, and the index lock cannot tell those apart (its owner file names the pid)."""
+one thread, and the index lock's owner flock cannot tell those apart."""
 _COMMIT_LOCKS_GUARD = threading.Lock()
 # (file in the git folder, what it means, how the person ends it)
 _IN_PROGRESS = (
@@ -128,6 +122,18 @@ class VaultRepo:
             return None
         return self._commit(rels, message, self.person())
 
+    def commit_person_bytes(self, reads: Mapping[Path, bytes | None], message: str) -> str | None:
+        """Commit `reads` (path → the bytes read there, None: no file) as the person's own.
+
+        Exactly those bytes, whatever the files hold by now: what dreaming then makes
+        of them is its own commit, and a save after the read is the person's next
+        change, never part of either. None when HEAD holds them already.
+        """
+        if all(self.committed(path, data) for path, data in reads.items()):
+            return None
+        blobs = {self._rel(path): data for path, data in reads.items()}
+        return self._commit(list(blobs), message, self.person(), blobs)
+
     def commit_pipeline(self, paths: Sequence[Path], message: str, run_id: str) -> str | None:
         """Commit exactly `paths` as the pipeline's work of run `run_id`.
 
@@ -163,6 +169,20 @@ class VaultRepo:
             found.update(name for name in listed.split("\0") if name)
         return found
 
+    def at_head(self, path: Path) -> bytes | None:
+        """The bytes HEAD holds at `path`; None when it holds no file there."""
+        head = self._head()
+        if head is None:
+            return None
+        try:
+            blob = self.repo.commit(head).tree / self._rel(path)
+        except KeyError:
+            return None
+        if blob.type != "blob":
+            return None
+        data: bytes = blob.data_stream.read()
+        return data
+
     def committed(self, path: Path, data: bytes | None) -> bool:
         """Whether HEAD holds exactly `data` at `path` (None: no file there).
 
@@ -186,9 +206,10 @@ class VaultRepo:
         rels: list[str],
         message: str,
         author: git.Actor,
-        blobs: Mapping[str, bytes] | None = None,
+        blobs: Mapping[str, bytes | None] | None = None,
     ) -> str | None:
-        """Commit `rels`, as on disk or as `blobs` gives them; the index changes only on success.
+        """Commit `rels`, as on disk or as `blobs` gives them (None: no file); the index
+        changes only on success.
 
         The commit is built in a scratch index from HEAD, so a failure anywhere
         leaves the index exactly as it was: nothing of ours ends up staged for
@@ -203,10 +224,13 @@ class VaultRepo:
         rels: list[str],
         message: str,
         author: git.Actor,
-        blobs: Mapping[str, bytes] | None,
+        blobs: Mapping[str, bytes | None] | None,
     ) -> str | None:
         self.check_ready()
-        with self._index_lock(rels) as index:
+        held = index_lock.held(
+            self.git_dir, rels, self._head, self._reset, retries=_LOCK_RETRIES, wait=_LOCK_WAIT
+        )
+        with held as index:
             parent = self._head()
             with tempfile.TemporaryDirectory(prefix="dreaming-commit-") as tmp:
                 scratch = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -233,8 +257,11 @@ class VaultRepo:
             self._git("reset", "-q", sha, "--", *rels, env={"GIT_INDEX_FILE": str(index)})
         return sha
 
-    def _stage_blobs(self, blobs: Mapping[str, bytes], tmp: Path, scratch: dict[str, str]) -> None:
-        """Put `blobs` into the scratch index, each file keeping the mode HEAD gave it."""
+    def _stage_blobs(
+        self, blobs: Mapping[str, bytes | None], tmp: Path, scratch: dict[str, str]
+    ) -> None:
+        """Put `blobs` into the scratch index, each file keeping the mode HEAD gave it;
+        None takes the path out."""
         listed = self._git("ls-files", "-s", "-z", "--", *blobs, env=scratch)
         modes = {
             entry.split("\t", 1)[1]: entry.split(" ", 1)[0]
@@ -242,14 +269,20 @@ class VaultRepo:
             if "\t" in entry
         }
         entries: list[str] = []
+        gone = [rel for rel, data in blobs.items() if data is None]
         for n, (rel, data) in enumerate(blobs.items()):
+            if data is None:
+                continue
             held = tmp / f"blob-{n}"
             held.write_bytes(data)
             # --path: the same filters (line endings, attributes) as `git add` of that file.
             sha = self._git("hash-object", "-w", f"--path={rel}", "--", str(held)).strip()
             mode = "100755" if modes.get(rel) == "100755" else "100644"
             entries += ["--cacheinfo", f"{mode},{sha},{rel}"]
-        self._git("update-index", "--add", *entries, env=scratch)
+        if entries:
+            self._git("update-index", "--add", *entries, env=scratch)
+        if gone:
+            self._git("update-index", "--force-remove", "--", *gone, env=scratch)
 
     def _commit_tree(self, tree: str, parent: str | None, message: Path, author: git.Actor) -> str:
         env = {
@@ -285,55 +318,14 @@ class VaultRepo:
                 "check one out (git switch main), then run dreaming again"
             )
 
-    @contextmanager
-    def _index_lock(self, rels: Sequence[str]) -> Iterator[Path]:
-        """Hold git's lock on the index; yield a copy to edit, which replaces it on success.
+    def take_back_lock(self) -> bool:
+        """Take back git's index lock if a dreaming process that is gone left it (see
+        `dreaming.vault.index_lock`); whether it did. Never waits, never touches another's."""
+        with _commit_lock(self.git_dir):
+            return index_lock.take_back(self.git_dir, self._head, self._reset)
 
-        Beside the lock an owner file names this process and the paths it commits, so a
-        lock left by a dreaming process that was killed (kill -9, power loss) is taken
-        back by the next one instead of blocking every commit until a person deletes it,
-        and those paths' index entries are set to HEAD: the kill may have fallen after
-        HEAD moved and before the index followed, which would stage a revert."""
-        real = self.git_dir / "index"
-        lock = real.with_name(real.name + ".lock")
-        owner = self.git_dir / _LOCK_OWNER
-        for attempt in range(_LOCK_RETRIES):
-            try:
-                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-                break
-            except FileExistsError:
-                left = _take_back(lock, owner)
-                if left is not None:
-                    if left and self._head() is not None:
-                        self._git("reset", "-q", "HEAD", "--", *left)
-                    continue
-                if attempt == _LOCK_RETRIES - 1:
-                    raise GitError(_lock_message(lock)) from None
-                time.sleep(_LOCK_WAIT)
-        mine = "\0".join([f"{os.getpid()} {os.fstat(fd).st_ino}", *rels])
-        try:
-            owner.write_text(mine, encoding="utf-8")
-            with tempfile.TemporaryDirectory(prefix="dreaming-index-") as tmp:
-                copy = Path(tmp) / "index"
-                if real.exists():
-                    shutil.copyfile(real, copy)
-                yield copy
-                with os.fdopen(fd, "wb") as f:
-                    fd = -1
-                    f.write(copy.read_bytes())
-                    f.flush()
-                    os.fsync(f.fileno())
-            os.replace(lock, real)
-        except BaseException:
-            if fd >= 0:
-                os.close(fd)
-            lock.unlink(missing_ok=True)
-            raise
-        finally:
-            with contextlib.suppress(OSError):
-                # Another process may hold the lock by now, with its own owner file.
-                if owner.read_text(encoding="utf-8") == mine:
-                    owner.unlink()
+    def _reset(self, index: Path, rels: Sequence[str]) -> None:
+        self._git("reset", "-q", "HEAD", "--", *rels, env={"GIT_INDEX_FILE": str(index)})
 
     def is_ignored(self, rel: str) -> bool:
         """Whether git's ignore rules (any .gitignore, info/exclude) keep `rel` out."""
@@ -374,7 +366,7 @@ class VaultRepo:
                     time.sleep(_LOCK_WAIT)
                     continue
                 if lock is not None:
-                    raise GitError(_lock_message(self.root / lock)) from e
+                    raise GitError(index_lock.lock_message(self.root / lock)) from e
                 raise GitError(f"{self.root}: git {args[0]} failed: {git_said(e)}") from e
 
 
@@ -385,43 +377,6 @@ def _commit_lock(git_dir: Path) -> threading.Lock:
 
 def _with_trailer(message: str, run_id: str) -> str:
     return f"{message}\n\n{RUN_TRAILER}: {run_id}\n"
-
-
-def _take_back(lock: Path, owner: Path) -> list[str] | None:
-    """Remove `lock` if the owner file says a dreaming process that is gone made it (the
-    same file: its inode), and return the paths that process was committing; None for
-    any other holder, a person's git command included."""
-    try:
-        first, *rels = owner.read_text(encoding="utf-8").split("\0")
-        pid_text, _, inode_text = first.partition(" ")
-        pid, inode = int(pid_text), int(inode_text)
-        if lock.stat().st_ino != inode or _alive(pid):
-            return None
-    except (OSError, ValueError):
-        return None
-    lock.unlink(missing_ok=True)
-    owner.unlink(missing_ok=True)
-    return rels
-
-
-def _alive(pid: int) -> bool:
-    # On Windows os.kill ends the process it asks about: never ask there.
-    if pid == os.getpid() or sys.platform == "win32":
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive
-        return True
-    return True
-
-
-def _lock_message(lock: Path) -> str:
-    return (
-        f"{lock} is held by another git process or left by a crash; "
-        "if no git command is running in the vault, delete that file"
-    )
 
 
 def _stderr_lines(error: git.GitCommandError) -> list[str]:

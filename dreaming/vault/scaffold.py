@@ -2,8 +2,8 @@
 
 An existing folder or vault keeps every file it has: init copies a seed file
 only where nothing exists at that path, and commits only the files it added,
-never a person's pending changes. Every refusal comes before the first write,
-so a refused init leaves the folder as it found it.
+with the bytes it wrote there, never a person's pending changes. Every refusal
+comes before the first write, so a refused init leaves the folder as it found it.
 """
 
 from __future__ import annotations
@@ -98,9 +98,13 @@ def init_vault(path: Path) -> InitReport:
     unfinished = set(repo.dirty_paths([root / rel for rel in leftovers]))
     report.added += [rel for rel in leftovers if rel in unfinished]
     report.kept = [rel for rel in report.kept if rel not in unfinished]
-    report.upgraded = _upgrade_gitignore(repo)
-    added = [root / rel for rel in (*report.added, *report.upgraded)]
-    report.commit = repo.commit_pipeline(added, "dreaming init: lay out the vault", "init")
+    upgraded = _upgrade_gitignore(repo)
+    report.upgraded = list(upgraded)
+    # The bytes init wrote, not the disk's: a save of the person's meanwhile stays theirs.
+    wrote = {rel: seeds[rel].read_bytes() for rel in report.added} | upgraded
+    tracked = set(repo.dirty_paths([root / rel for rel in wrote]))
+    blobs = {root / rel: data for rel, data in wrote.items() if rel in tracked}
+    report.commit = repo.commit_pipeline_blobs(blobs, "dreaming init: lay out the vault", "init")
     repo.repo.close()  # its git cat-file helpers would otherwise outlive it until a GC
     return report
 
@@ -200,21 +204,22 @@ def _state_rules(lines: list[str]) -> list[str]:
     return out
 
 
-def _upgrade_gitignore(repo: VaultRepo) -> list[str]:
+def _upgrade_gitignore(repo: VaultRepo) -> dict[str, bytes]:
     """Replace the old `.dreaming/` line of a committed .gitignore by STATE_RULES: only
     that line, and only in a file without the person's pending changes, which init never
-    commits. The vault-relative path when it changed."""
+    commits. The vault-relative path and the bytes written, when it changed."""
     path = repo.root / ".gitignore"
     if not _own_file(path, repo.root):
-        return []
+        return {}
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return []
+        return {}
     eol = "\r\n" if "\r\n" in text else "\n"
     lines = text.split(eol)
     if OLD_STATE_RULE not in lines or not repo.committed(path, data):
-        return []
-    path.write_text(eol.join(_state_rules(lines)), encoding="utf-8", newline="")
-    return [".gitignore"]
+        return {}
+    fresh = eol.join(_state_rules(lines)).encode("utf-8")
+    path.write_bytes(fresh)
+    return {".gitignore": fresh}
