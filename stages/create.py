@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from dreaming.article import build, normalize, stem_for_title
 from dreaming.article.titles import HEADING_CHARS
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
-from stages import proto
+from stages import claims, proto
 from stages.prompts import create as prompt
 from stages.sources import Source
 
@@ -43,6 +43,8 @@ class Created:
     calls: int = 0
     paragraphs: int = 0
     """Drafted paragraphs, each carrying its source's marker."""
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+    """(sentence, why) for each drafted sentence its excerpt did not support."""
 
 
 @dataclass
@@ -82,6 +84,7 @@ def create(
     groups = proto.group([proto.Excerpt(s.label, s.text) for s in sources])
     sections: list[_Section] = []
     left_out: list[tuple[str, str]] = []
+    dropped: list[tuple[str, str]] = []
     echoes = prompt.echoes(title)
     for n, members in enumerate(groups, 1):
         labels = [sources[i].label for i in members]
@@ -93,6 +96,10 @@ def create(
             s = sources[i]
             answer = ask(prompt.DRAFT_SYSTEM, prompt.draft(title, heading, s.text), PARAGRAPH)
             paragraph = None if answer is None else proto.clean_draft(answer, echoes)
+            if paragraph is not None:
+                kept = claims.keep_supported(proto.sentences(paragraph), s.text)
+                dropped.extend(kept.dropped)
+                paragraph = kept.text or None
             if paragraph is None:
                 left_out.append((s.chunk_id, "no usable paragraph drafted"))
             else:
@@ -108,7 +115,11 @@ def create(
         return "the lead the model wrote was no usable paragraph"
     body = [p for sec in sections for p, _ in sec.paragraphs]
     grounded = proto.grounded_lead(lead, title, [p for p, _ in notes])
-    lead_text = proto.lead_sentences(grounded, body, LEAD_SENTENCES)
+    framed = claims.keep_supported(proto.sentences(grounded), "\n\n".join(s.text for _, s in notes))
+    dropped.extend(framed.dropped)
+    if not framed.text:
+        return "no sentence of the lead the model wrote is held by its excerpts"
+    lead_text = proto.lead_sentences(framed.text, body, LEAD_SENTENCES)
     numbers = _numbers([s for _, s in notes], sections)
     cited = [numbers[s.chunk_id] for _, s in notes]
     infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)
@@ -134,6 +145,7 @@ def create(
         left_out=left_out,
         calls=ask.calls,
         paragraphs=sum(len(sec.paragraphs) for sec in sections),
+        dropped=dropped,
     )
 
 

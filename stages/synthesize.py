@@ -155,9 +155,14 @@ def _create(
         return UnitResult("failed", str(e))
     if not isinstance(made, Created):
         return UnitResult("failed", made)
-    note = None
+    notes = []
     if made.left_out:
-        note = f"{len(made.left_out)} of {len(sources)} excerpts left for the next run"
+        notes.append(f"{len(made.left_out)} of {len(sources)} excerpts left for the next run")
+    if made.dropped:
+        notes.append(
+            f"{len(made.dropped)} drafted sentences dropped: their excerpt does not hold them"
+        )
+    note = "; ".join(notes) or None
     edit = Edit(stem, made.text, None, stage="synthesize", unit=key)
     return edit, made.woven, note
 

@@ -194,6 +194,21 @@ def test_the_lead_cites_the_paragraphs_it_was_written_from_and_the_article_is_we
     assert all(markers(s.body) for s in article.sections if tail_rank(s) == 0)
 
 
+def test_a_drafted_choice_the_person_never_made_is_not_written_and_is_counted(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    drafts = ["Vinegar boiled in water descales a kettle.", "The user chose vinegar over lemon."]
+    answers = create_script(
+        TITLE, [KETTLE, KETTLE_AGAIN], [("Descaling", [0, 1])], drafts, lead="Thing A is a kettle."
+    )
+    result = made(scripted_model, answers, KETTLE, KETTLE_AGAIN)
+    assert "chose" not in result.text
+    assert result.left_out == [(KETTLE_AGAIN.chunk_id, "no usable paragraph drafted")]
+    assert [why for _, why in result.dropped] == [
+        "a frame the conversation does not state ('chose')"
+    ]
+
+
 NOTES = [
     "The user chose to use the Haiku model with Claude Code's `-p` flag for WebSearch "
     "and Task tools. They found it recommended for quick tasks.",

@@ -53,7 +53,7 @@ LOAF = Talk(
     "2026-02-07T09:00:00+00:00",
 )
 DRAFTS = (
-    "The user chose whole rye flour for the starter because it ferments quickly.",
+    "Whole rye flour ferments quickly in the starter because it carries more wild yeast.",
     "The user decided to proof the rye loaf for two hours and bake it on Sundays.",
 )
 LEAD = "Rye flour is a flour milled from rye grain. The user bakes with it."

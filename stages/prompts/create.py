@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-VERSION = "create-2"
+VERSION = "create-3"
 
 NO_COPY = "The example shows the form only: never copy its words or anything in <angle brackets>."
 
@@ -23,21 +23,25 @@ HEADING_SYSTEM = (
 )
 
 DRAFT_SYSTEM = (
-    "You write one paragraph of a personal wiki from one conversation excerpt. "
-    "Write one to three plain sentences about what the person chose, found, decided or "
-    "learned about the subject, in the past tense, using only facts the excerpt states. "
-    "Call the person 'the user'. No headings, no lists, no footnotes, no links, "
-    "no greeting, no comment on the excerpt itself. "
-    "Example form: The user chose <Thing A> for <purpose> because <what happened>. " + NO_COPY
+    "You write one paragraph of an encyclopedia article from one conversation excerpt. "
+    "Write one to three plain sentences stating what the excerpt establishes about the "
+    "subject: what it is or does, the cause found, the answer or fix that worked, and the "
+    "exact command, setting, name or number. Write about the subject, not about the "
+    "conversation or the people in it. "
+    "Never state as fact an option from a list or a quiz, an idea offered for "
+    "consideration, a guess or a hypothetical; keep words like may and might. "
+    "No headings, no lists, no footnotes, no links, no greeting. "
+    "Example form: <Thing A> <does what> when <condition>; <exact change> fixed it. " + NO_COPY
 )
 
 LEAD_SYSTEM = (
     "You write the opening of an encyclopedia article about one thing. "
     "Write one or two plain sentences: first what the thing is (a tool, a language, a "
-    "method, a person, a project...), then how the user relates to it, using only the "
-    "notes given. The subject is the thing itself, never a story about it. "
+    "method, a person, a project...), then the most important fact the notes give about "
+    "it. Use only the notes given. The subject is the thing itself, never a story about "
+    "it or about the people who discussed it. "
     "No headings, no lists, no footnotes, no links. "
-    "Example form: <Title> is a <kind> for <purpose>. The user <what happened>. " + NO_COPY
+    "Example form: <Title> is a <kind> for <purpose>. <most important fact>. " + NO_COPY
 )
 
 KIND_SYSTEM = (
@@ -59,8 +63,8 @@ def draft(title: str, section: str, excerpt: str) -> str:
     return (
         f"Conversation excerpt:\n<<<\n{excerpt}\n>>>\n\n"
         f"Article: {title}\nSection: {section}\n\n"
-        f"Write one to three sentences for this section about what the user chose, found or "
-        f"decided about {title}, using only this excerpt."
+        f"Write one to three sentences for this section stating what this excerpt "
+        f"establishes about {title}, using only this excerpt."
     )
 
 
@@ -68,8 +72,8 @@ def lead(title: str, notes: Sequence[str]) -> str:
     listed = "\n".join(f"- {n}" for n in notes)
     return (
         f"Notes about {title}:\n{listed}\n\n"
-        f"Write the opening sentences of the article {title}: what {title} is, then how "
-        "the user relates to it."
+        f"Write the opening sentences of the article {title}: what {title} is, then the "
+        "most important fact the notes give."
     )
 
 
@@ -77,7 +81,7 @@ GLOSSES = {
     "thing": "a tool, program, file, product or object",
     "person": "a human being",
     "domain": "a field, method, technique or area of knowledge",
-    "project": "something the user builds, runs or works on",
+    "project": "something the person builds, runs or works on",
     "standard": "a specification, protocol or format",
 }
 """What the seeded kinds mean; a kind a person adds to Meta/Infobox_Schemas.md is listed
@@ -101,7 +105,7 @@ def echoes(title: str) -> tuple[str, ...]:
         "using only this excerpt",
         "Conversation excerpt:",
         "Write the opening sentences",
-        "what the user chose, found or decided",
+        "what this excerpt establishes",
         f"Notes about {title}:",
         NO_COPY,
     )

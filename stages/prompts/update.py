@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-VERSION = "update-1"
+VERSION = "update-2"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
 YES_NO = "Answer with one word: yes or no."
@@ -100,9 +100,12 @@ def kind(title: str, heading: str, section: str, excerpts: str) -> str:
 
 DRAFT_SYSTEM = (
     "You rewrite one part of a personal wiki article so that it includes new "
-    "conversation excerpts. Write plain prose about the subject from the person's side "
-    '("chose", "found", "decided"), one paragraph a line, no heading, no list of '
-    "sources, no links. Excerpts are numbered [N] and listed oldest first: where two "
+    "conversation excerpts. Write plain prose stating what the excerpts establish about "
+    "the subject (the cause, the answer or fix, the exact command, name or number), one "
+    "paragraph a line, no heading, no list of sources, no links. Say the person chose or "
+    "decided something only where an excerpt shows them doing so; never state an option "
+    "from a list or a quiz, an idea offered for consideration or a hypothetical as fact. "
+    "Excerpts are numbered [N] and listed oldest first: where two "
     "say different things, the later one is right and the text says what holds now. "
     "Keep every statement of the current text that still holds, with its [N] markers. "
     "End every sentence that uses an excerpt with that excerpt's marker, like this: "

@@ -1,0 +1,129 @@
+"""Which drafted sentences may stand: each is checked against the excerpt it cites.
+
+A small model writes fluent sentences the excerpt does not hold: a frame ("the user
+chose …") the conversation never had, or one option of a quiz or of a list of ideas
+stated as the answer. Code cannot repair such a sentence into something the source
+said, so it drops it and counts the drop; what is left is what the excerpt holds.
+Pure functions, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from stages.segment_plan import content_words
+
+_FRAME = re.compile(
+    r"\b(?:the user|the person|they|he|she|we|i)\b[^.!?]{0,40}?"
+    r"\b(chose|chosen|choose|chooses|decided|decides|opted|opts|selected|selects|preferred"
+    r"|prefers|picked|picks|read|reads|wanted|wants)\b",
+    re.IGNORECASE,
+)
+_ROOTS = {
+    "chose": ("chos", "choos"),
+    "choose": ("chos", "choos"),
+    "decide": ("decid", "decis"),
+    "opt": ("opt",),
+    "select": ("select",),
+    "prefer": ("prefer",),
+    "pick": ("pick",),
+    "read": ("read",),
+    "want": ("want",),
+}
+_LETTERED = re.compile(r"^\s*(?:[-*]\s+)?\(?[A-Da-d][).:]\s+(\S.*)$")
+_LISTED = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(\S.*)$")
+_OFFERS = re.compile(
+    r"\b(?:ideas?|options?|alternatives?|suggestions?|possibilit(?:y|ies)|approaches"
+    r"|could|might|consider|brainstorm\w*|which of the following)\b",
+    re.IGNORECASE,
+)
+OPTION_SHARE = 0.6
+"""A sentence holding this share of one offered option's content words restates it
+(the question's own words around the option do not make it a new claim)."""
+
+
+@dataclass
+class Kept:
+    text: str
+    """The sentences that stand, joined; empty when none does."""
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+    """(sentence, why) for each sentence taken out."""
+
+
+def keep_supported(sentences: Sequence[str], excerpt: str) -> Kept:
+    """The sentences the excerpt allows, in order, and why each other one went."""
+    options = offered_options(excerpt)
+    said = _person_lines(excerpt)
+    kept: list[str] = []
+    dropped: list[tuple[str, str]] = []
+    for sentence in sentences:
+        why = invented_frame(sentence, said) or restates_option(sentence, options)
+        if why is None:
+            kept.append(sentence)
+        else:
+            dropped.append((sentence, why))
+    return Kept(" ".join(kept), dropped)
+
+
+def invented_frame(sentence: str, person_said: str) -> str | None:
+    """Why `sentence` frames the person as choosing, deciding or reading when their
+    own words never say so, or None."""
+    for m in _FRAME.finditer(sentence):
+        verb = m.group(1).casefold()
+        root = next((r for key, r in _ROOTS.items() if verb.startswith(key[:4])), (verb,))
+        if not any(re.search(rf"\b{re.escape(r)}", person_said) for r in root):
+            return f"a frame the conversation does not state ({verb!r})"
+    return None
+
+
+def offered_options(excerpt: str) -> list[set[str]]:
+    """The content words of each option the excerpt offers: the lines of a lettered
+    choice (a quiz), and the items of a list introduced as ideas, options or
+    possibilities. Steps of a how-to are a list too, but nothing offers them."""
+    lines = excerpt.splitlines()
+    out: list[set[str]] = []
+    offering = False  # the current list was introduced as offers
+    for i, line in enumerate(lines):
+        lettered = _LETTERED.match(line)
+        listed = _LISTED.match(line)
+        if lettered is not None and _in_a_run(lines, i):
+            out.append(content_words(lettered.group(1)))
+        elif listed is not None:
+            if i == 0 or _LISTED.match(lines[i - 1]) is None:
+                offering = _OFFERS.search(" ".join(lines[max(0, i - 2) : i])) is not None
+            if offering:
+                out.append(content_words(listed.group(1)))
+    return [o for o in out if len(o) >= 2]
+
+
+def restates_option(sentence: str, options: Sequence[set[str]]) -> str | None:
+    words = content_words(sentence)
+    if not words:
+        return None
+    for option in options:
+        if len(words & option) >= OPTION_SHARE * len(option):
+            return "one of the options offered, stated as fact"
+    return None
+
+
+def _person_lines(excerpt: str) -> str:
+    """What the person said in the excerpt, lower-cased: the lines of its `user:`
+    turns (chunk_text's shape)."""
+    out: list[str] = []
+    theirs = False
+    for line in excerpt.splitlines():
+        role, colon, _ = line.partition(": ")
+        if colon and role in ("user", "assistant", "tool", "system"):
+            theirs = role == "user"
+        if theirs:
+            out.append(line)
+    return "\n".join(out).casefold()
+
+
+def _in_a_run(lines: Sequence[str], i: int) -> bool:
+    """A lettered line beside another: one "a) …" alone is prose, not a choice."""
+    return any(
+        0 <= j < len(lines) and _LETTERED.match(lines[j]) is not None for j in (i - 1, i + 1)
+    )
