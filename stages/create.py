@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from dreaming.article import build, normalize, stem_for_title
 from dreaming.article.titles import HEADING_CHARS
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
-from stages import claims, proto
+from stages import claims, proto, specifics
 from stages.prompts import create as prompt
 from stages.sources import Source
 
@@ -51,6 +51,12 @@ class Created:
 class _Section:
     heading: str
     paragraphs: list[tuple[str, Source]]
+    code: str | None = None
+    """The code the section's last excerpt with any ended on, shown whole."""
+
+    def body(self, numbers: dict[str, int]) -> str:
+        parts = [proto.cite(p, [numbers[s.chunk_id]]) for p, s in self.paragraphs]
+        return "\n\n".join([*parts, self.code] if self.code else parts)
 
 
 class _Asker:
@@ -105,7 +111,10 @@ def create(
             else:
                 drafted.append((paragraph, s))
         if drafted:
-            sections.append(_Section(heading, drafted))
+            code = next(
+                (c for _, s in reversed(drafted) if (c := specifics.final_code(s.text))), None
+            )
+            sections.append(_Section(heading, drafted, code))
     if not sections:
         return f"no excerpt gave a usable paragraph ({len(sources)} tried)"
     notes = [sec.paragraphs[0] for sec in sections[:LEAD_NOTES]]
@@ -126,13 +135,7 @@ def create(
     article = build(
         title,
         lead=proto.cite(lead_text, cited),
-        sections=[
-            (
-                sec.heading,
-                "\n\n".join(proto.cite(p, [numbers[s.chunk_id]]) for p, s in sec.paragraphs),
-            )
-            for sec in sections
-        ],
+        sections=[(sec.heading, sec.body(numbers)) for sec in sections],
         infobox=infobox,
         footnotes=sorted(
             (s.footnote(numbers[s.chunk_id]) for sec in sections for _, s in sec.paragraphs),

@@ -209,6 +209,26 @@ def test_a_drafted_choice_the_person_never_made_is_not_written_and_is_counted(
     ]
 
 
+def test_the_code_an_excerpt_ended_on_stands_whole_under_its_paragraph(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    fixed = source(
+        4,
+        "descaling script",
+        "user: a script to descale?\n\nassistant: Run this:\n```sh\ndescale --acid vinegar\n```",
+    )
+    answers = create_script(
+        TITLE, [fixed], [("Descaling", [0])], ["A script descales it."], lead="Thing A is a kettle."
+    )
+    result = made(scripted_model, answers, fixed)
+    article = parse(result.text)
+    assert article.sections[0].body == (
+        "A script descales it.[^1]\n\n```sh\ndescale --acid vinegar\n```"
+    )
+    assert problems(article, stem="Thing_A") == []
+    assert check(None, result.text, stem="Thing_A").ok
+
+
 NOTES = [
     "The user chose to use the Haiku model with Claude Code's `-p` flag for WebSearch "
     "and Task tools. They found it recommended for quick tasks.",

@@ -105,7 +105,8 @@ def echoes(title: str) -> tuple[str, ...]:
         "using only this excerpt",
         "Conversation excerpt:",
         "Write the opening sentences",
-        "what this excerpt establishes",
+        "this excerpt establishes",
+        "the excerpt establishes",
         f"Notes about {title}:",
         NO_COPY,
     )
