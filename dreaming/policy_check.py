@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from dreaming import frontmatter
+from dreaming import frontmatter, languages
 from dreaming.article.fences import FenceBlock, fence_blocks, line_content, split_lines
 from dreaming.article.schematic import PLACEHOLDERS, SLOTS
 from dreaming.resources import data_dir
@@ -43,6 +43,10 @@ REQUIRED_BLOCKS: dict[str, tuple[str, ...]] = {
 equal to meta_templates/). Any other page in Meta/ is the person's own, not policy."""
 
 PAGES = tuple(REQUIRED_BLOCKS)
+
+OPTIONAL_BLOCKS: dict[str, tuple[str, ...]] = {"Article_Conventions": (languages.BLOCK,)}
+"""Blocks a page may hold and code reads when it does (a page from before the block
+was shipped stays in force without it)."""
 
 CHUNKING_SETTINGS = ("min_messages", "max_messages", "label_min_words", "label_max_words")
 FIELD_TYPES = ("text", "list", "link")
@@ -146,6 +150,13 @@ def _blocks(name: str, lines: Sequence[str]) -> list[str]:
             problems += _CHECKS[label](content)
         if label == "schema":
             problems += _kinds(lines, found)
+    for label in OPTIONAL_BLOCKS.get(name, ()):
+        found = [b for b in blocks if b.label == label]
+        if len(found) > 1:
+            problems.append(f"the page has {len(found)} ```{label} blocks; keep one")
+        for block in found[:1]:
+            content = [line.strip() for line in lines[block.start + 1 : block.end - 1]]
+            problems += _CHECKS[label](content)
     return problems
 
 
@@ -189,6 +200,11 @@ def _settings(content: Sequence[str]) -> list[str]:
                 f"({values[high]}); correct the settings block"
             )
     return problems
+
+
+def _language(content: Sequence[str]) -> list[str]:
+    found = languages.from_block(content)
+    return [found] if isinstance(found, str) else []
 
 
 def _ignore(content: Sequence[str]) -> list[str]:
@@ -258,6 +274,7 @@ _CHECKS: dict[str, Callable[[Sequence[str]], list[str]]] = {
     "categories": _pairs(":", "<Name>: <what belongs in it>"),
     "buckets": _buckets,
     "schema": _schema,
+    languages.BLOCK: _language,
 }
 
 

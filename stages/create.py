@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from dreaming.article import build, normalize, stem_for_title
 from dreaming.article.titles import HEADING_CHARS
+from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
 from stages import claims, proto, specifics
 from stages.prompts import create as prompt
@@ -84,6 +85,7 @@ def create(
     aliases: Sequence[str],
     kinds: Sequence[str],
     unit: str,
+    language: Language = ENGLISH,
 ) -> Created | str:
     """The new article `title` citing `sources`, or why none could be written."""
     ask = _Asker(model, unit)
@@ -100,8 +102,13 @@ def create(
         drafted: list[tuple[str, Source]] = []
         for i in members:
             s = sources[i]
-            answer = ask(prompt.DRAFT_SYSTEM, prompt.draft(title, heading, s.text), PARAGRAPH)
+            answer = ask(
+                prompt.DRAFT_SYSTEM, prompt.draft(title, heading, s.text, language.name), PARAGRAPH
+            )
             paragraph = None if answer is None else proto.clean_draft(answer, echoes)
+            if paragraph is not None and not written_in(paragraph, language):
+                left_out.append((s.chunk_id, f"drafted in another language than {language.name}"))
+                continue
             if paragraph is not None:
                 kept = claims.keep_supported(proto.sentences(paragraph), s.text)
                 dropped.extend(kept.dropped)
@@ -118,8 +125,12 @@ def create(
     if not sections:
         return f"no excerpt gave a usable paragraph ({len(sources)} tried)"
     notes = [sec.paragraphs[0] for sec in sections[:LEAD_NOTES]]
-    answer = ask(prompt.LEAD_SYSTEM, prompt.lead(title, [p for p, _ in notes]), PARAGRAPH)
+    answer = ask(
+        prompt.LEAD_SYSTEM, prompt.lead(title, [p for p, _ in notes], language.name), PARAGRAPH
+    )
     lead = None if answer is None else proto.clean_draft(answer, echoes)
+    if lead is not None and not written_in(lead, language):
+        return f"the lead the model wrote is not in {language.name}"
     if lead is None:
         return "the lead the model wrote was no usable paragraph"
     body = [p for sec in sections for p, _ in sec.paragraphs]

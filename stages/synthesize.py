@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 
+from dreaming import languages
 from dreaming.article import parse, title_for_stem
 from dreaming.article.queries import footnote_defs
 from dreaming.audit import SCHEMAS_PAGE, schema_kinds
@@ -33,13 +34,15 @@ from stages.sources import Source, load
 from stages.stage import StageContext, StageName, Unit, UnitResult
 from stages.write import Edit, resolve
 
+CONVENTIONS_PAGE = "Article_Conventions"
+
 
 class SynthesizeStage:
     name: StageName = "synthesize"
-    policy: tuple[str, ...] = (SCHEMAS_PAGE,)
+    policy: tuple[str, ...] = (SCHEMAS_PAGE, CONVENTIONS_PAGE)
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
-        kinds = _kinds_checksum(ctx)
+        kinds = _kinds_checksum(ctx) + _language(ctx).code
         # Stories first: a chunk is in its story's bucket and, while a subject of it
         # is captured, in `_captured` too; its story is where it belongs, and
         # `_captured` only brings the chunks of a subject that has since graduated.
@@ -150,6 +153,7 @@ def _create(
             aliases=_surfaces(ctx, stem, sources),
             kinds=_kinds(ctx),
             unit=key,
+            language=_language(ctx),
         )
     except ModelCallError as e:
         return UnitResult("failed", str(e))
@@ -214,6 +218,13 @@ def _kinds(ctx: StageContext) -> tuple[str, ...]:
         return schema_kinds(ctx.policy.text(SCHEMAS_PAGE))
     except PolicyError:
         return ()
+
+
+def _language(ctx: StageContext) -> languages.Language:
+    try:
+        return languages.of_conventions(ctx.policy.text(CONVENTIONS_PAGE))
+    except PolicyError:
+        return languages.ENGLISH
 
 
 def _kinds_checksum(ctx: StageContext) -> str:

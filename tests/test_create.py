@@ -229,6 +229,21 @@ def test_the_code_an_excerpt_ended_on_stands_whole_under_its_paragraph(
     assert check(None, result.text, stem="Thing_A").ok
 
 
+def test_a_paragraph_drafted_in_another_language_than_the_wiki_s_is_left_out(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    drafts = [
+        "Vinegar boiled in water descales a kettle.",
+        "De ketel is schoon en het water is niet meer kalkhoudend met de azijn.",
+    ]
+    answers = create_script(
+        TITLE, [KETTLE, KETTLE_AGAIN], [("Descaling", [0, 1])], drafts, lead="Thing A is a kettle."
+    )
+    result = made(scripted_model, answers, KETTLE, KETTLE_AGAIN)
+    assert "ketel" not in result.text
+    assert result.left_out == [(KETTLE_AGAIN.chunk_id, "drafted in another language than English")]
+
+
 NOTES = [
     "The user chose to use the Haiku model with Claude Code's `-p` flag for WebSearch "
     "and Task tools. They found it recommended for quick tasks.",

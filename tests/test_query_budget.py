@@ -21,7 +21,9 @@ from watcher.mcp import answer
 # Quotes, backslashes and control characters cost more in JSON than in UTF-8.
 # Only text a file can hold: a lone surrogate cannot be written as UTF-8.
 HEAVY = st.sampled_from(['"', "\\", "\x01", "\t", "é", "😀", "[", "]", " ", "a", "|"])
-LINE = st.text(st.one_of(HEAVY, st.characters(codec="utf-8", exclude_characters="\n\r")), max_size=300)
+LINE = st.text(
+    st.one_of(HEAVY, st.characters(codec="utf-8", exclude_characters="\n\r")), max_size=300
+)
 BODY = st.text(st.one_of(HEAVY, st.just("\n"), st.characters(codec="utf-8")), max_size=3000)
 COUNT = itertools.count()
 ASKED = st.one_of(LINE, st.text(HEAVY, min_size=900, max_size=1100))
@@ -63,7 +65,9 @@ def _every_page(read: Callable[[int], Result]) -> list[tuple[int, Result | None]
 )
 @given(
     stem=st.text(
-        st.one_of(HEAVY, st.characters(codec="utf-8", exclude_characters="/\0")), min_size=1, max_size=40
+        st.one_of(HEAVY, st.characters(codec="utf-8", exclude_characters="/\0")),
+        min_size=1,
+        max_size=40,
     ),
     title=LINE,
     kind=LINE,

@@ -308,7 +308,9 @@ def test_a_named_pipe_for_a_meta_page_is_said_and_the_watcher_goes_on(
     with watched(vault) as w:
         os.mkfifo(page)
         # On start the deleted page is the person's pending edit, said first.
-        said = w.reaction(lambda r: r.path == f"Meta/{name}.md" and "a named pipe, not" in r.outcome)
+        said = w.reaction(
+            lambda r: r.path == f"Meta/{name}.md" and "a named pipe, not" in r.outcome
+        )
         later.write_text(article("Sourdough", "The person's words."))
         w.reaction(lambda r: r.path == "articles/Sourdough.md" and not r.problem)
     assert said.problem

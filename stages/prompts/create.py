@@ -59,21 +59,21 @@ def heading(title: str, labels: Sequence[str]) -> str:
     )
 
 
-def draft(title: str, section: str, excerpt: str) -> str:
+def draft(title: str, section: str, excerpt: str, language: str = "English") -> str:
     return (
         f"Conversation excerpt:\n<<<\n{excerpt}\n>>>\n\n"
         f"Article: {title}\nSection: {section}\n\n"
         f"Write one to three sentences for this section stating what this excerpt "
-        f"establishes about {title}, using only this excerpt."
+        f"establishes about {title}, using only this excerpt. Write in {language}."
     )
 
 
-def lead(title: str, notes: Sequence[str]) -> str:
+def lead(title: str, notes: Sequence[str], language: str = "English") -> str:
     listed = "\n".join(f"- {n}" for n in notes)
     return (
         f"Notes about {title}:\n{listed}\n\n"
         f"Write the opening sentences of the article {title}: what {title} is, then the "
-        "most important fact the notes give."
+        f"most important fact the notes give. Write in {language}."
     )
 
 
