@@ -33,6 +33,7 @@ from stages.segment_plan import (
     clean_label,
     excerpt,
     fallback_label,
+    nothing_to_file,
     parse_rules,
     repair,
     split_long,
@@ -97,6 +98,10 @@ class SegmentStage:
             return UnitResult("done", "no messages")
         roles = [m.role for m in stored]
         texts = [m.text for m in stored]
+        empty = nothing_to_file(roles, texts)
+        if empty is not None:
+            chunks.replace(ctx.ledger, unit.key, [], ctx.now())
+            return UnitResult("done", empty)
         chunking = ctx.policy.text("Chunking")
         rules = parse_rules(chunking)
         try:

@@ -238,3 +238,21 @@ def ignored(label: str, patterns: Sequence[str]) -> bool:
         else:
             return True
     return False
+
+
+FILING_WORDS = 12
+"""Content words (each message's distinct ones, summed) a conversation needs before anything in it is worth filing:
+a greeting and its reply, or a question nobody answered, has fewer."""
+
+
+def nothing_to_file(roles: Sequence[str], texts: Sequence[str]) -> str | None:
+    """Why a conversation holds nothing a wiki could file (no reply, only a greeting),
+    or None: such a conversation is cut into no chunks and costs no model call."""
+    if "assistant" not in roles or "user" not in roles:
+        return "nothing to file: no exchange (one side only)"
+    said = 0
+    for text in texts:
+        said += len(content_words(text))
+        if said >= FILING_WORDS:
+            return None
+    return "nothing to file: only a greeting or a few words"

@@ -141,6 +141,24 @@ def test_a_one_topic_conversation_stays_one_chunk(
     assert found[0].id == f"{conv}:0-3"
 
 
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [("user", "hi"), ("assistant", "Hello! How can I help you today?")],
+        [("user", "Can you analyse the files in this folder and tell me what is missing?")],
+    ],
+    ids=["a greeting", "a question nobody answered"],
+)
+def test_a_conversation_with_nothing_to_file_gives_no_chunk_and_costs_no_call(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory, turns: list[tuple[str, str]]
+) -> None:
+    conv = store(vault, ledger, "greeting", turns)
+    result, found = segment(vault, ledger, conv, scripted_model([]))
+    assert result.status == "done"
+    assert (result.detail or "").startswith("nothing to file")
+    assert found == []
+
+
 def test_a_two_topic_conversation_splits_where_the_second_topic_starts(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
