@@ -39,6 +39,21 @@ _OFFERS = re.compile(
     r"|could|might|consider|brainstorm\w*|which of the following)\b",
     re.IGNORECASE,
 )
+SUPPORT = 0.66
+"""The share of a sentence's own content words (past the title's) its excerpt must hold,
+as words or their stems (one word missing is always let). A small model paraphrases a
+little and is let; a sentence of
+what it knows of a word ("CSS is a language used to style web pages" cited to a talk
+about one margin) holds few of the excerpt's words and goes."""
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_ENDINGS = ("ing", "ed", "es", "s", "ly")
+_FREE = frozenset(
+    "user person assistant conversation excerpt after before then only more most very may "
+    "might must should each every other such same both all any few many much well still "
+    "even now new used uses make makes made way one first".split()
+)
+"""Words that say who spoke, or join a claim without making one: no excerpt need hold
+them."""
 OPTION_SHARE = 0.6
 """A sentence holding this share of one offered option's content words restates it
 (the question's own words around the option do not make it a new claim)."""
@@ -52,19 +67,52 @@ class Kept:
     """(sentence, why) for each sentence taken out."""
 
 
-def keep_supported(sentences: Sequence[str], excerpt: str) -> Kept:
-    """The sentences the excerpt allows, in order, and why each other one went."""
+def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> Kept:
+    """The sentences the excerpt allows, in order, and why each other one went. The
+    title's own words need no support: every sentence is about it."""
     options = offered_options(excerpt)
     said = _person_lines(excerpt)
     kept: list[str] = []
     dropped: list[tuple[str, str]] = []
+    held = _stems(excerpt)
+    numbers = set(_NUMBER.findall(excerpt))
+    skip = _stems(title) | _FREE
     for sentence in sentences:
-        why = invented_frame(sentence, said) or restates_option(sentence, options)
+        why = (
+            invented_frame(sentence, said)
+            or restates_option(sentence, options)
+            or unsupported(sentence, held, numbers, skip)
+        )
         if why is None:
             kept.append(sentence)
         else:
             dropped.append((sentence, why))
     return Kept(" ".join(kept), dropped)
+
+
+def unsupported(sentence: str, held: set[str], numbers: set[str], skip: set[str]) -> str | None:
+    """Why the excerpt (its stems `held`, its `numbers`) does not hold `sentence`, or None."""
+    missing_numbers = [n for n in _NUMBER.findall(sentence) if n not in numbers]
+    if missing_numbers:
+        return f"a number the excerpt does not hold ({missing_numbers[0]})"
+    own = _stems(sentence) - skip
+    missing = sorted(own - held)
+    if len(missing) > max(1.0, (1 - SUPPORT) * len(own)):
+        return f"words the excerpt does not hold ({', '.join(missing[:4])})"
+    return None
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in content_words(text)}
+
+
+def _stem(word: str) -> str:
+    """The word less one common English ending, so "boiled" meets "boil" and "pages"
+    meets "page"; crude, and only ever compared with itself."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
 
 
 def invented_frame(sentence: str, person_said: str) -> str | None:

@@ -110,7 +110,7 @@ def create(
                 left_out.append((s.chunk_id, f"drafted in another language than {language.name}"))
                 continue
             if paragraph is not None:
-                kept = claims.keep_supported(proto.sentences(paragraph), s.text)
+                kept = claims.keep_supported(proto.sentences(paragraph), s.text, title)
                 dropped.extend(kept.dropped)
                 paragraph = kept.text or None
             if paragraph is None:
@@ -135,7 +135,9 @@ def create(
         return "the lead the model wrote was no usable paragraph"
     body = [p for sec in sections for p, _ in sec.paragraphs]
     grounded = proto.grounded_lead(lead, title, [p for p, _ in notes])
-    framed = claims.keep_supported(proto.sentences(grounded), "\n\n".join(s.text for _, s in notes))
+    framed = claims.keep_supported(
+        proto.sentences(grounded), "\n\n".join(s.text for _, s in notes), title
+    )
     dropped.extend(framed.dropped)
     if not framed.text:
         return "no sentence of the lead the model wrote is held by its excerpts"

@@ -13,7 +13,7 @@ from dreaming.ledger.subjects import Mention
 from dreaming.model import TextModel
 from dreaming.raw.types import Message
 from dreaming.vault import Vault
-from stages import proto
+from stages import claims, proto
 from stages.prompts import create as prompt
 from stages.sources import Source
 from stages.stage import StageContext
@@ -121,9 +121,13 @@ def create_script(
         for i in members:
             user = prompt.draft(title, heading, sources[i].text)
             out.append(Answer("synthesize", user, drafts[i], prompt.DRAFT_SYSTEM))
-        first = proto.clean_draft(drafts[members[0]])
-        if first is not None:
-            notes.append(first)
+        kept = [
+            k.text
+            for i in members
+            if (d := proto.clean_draft(drafts[i])) is not None
+            and (k := claims.keep_supported(proto.sentences(d), sources[i].text, title)).text
+        ]
+        notes.extend(kept[:1])
     out.append(Answer("synthesize", prompt.lead(title, notes[:3]), lead, prompt.LEAD_SYSTEM))
     labels = [s.label for s in sources][:6]
     out.append(Answer("synthesize", prompt.kind(title, KINDS, labels), kind, prompt.KIND_SYSTEM))

@@ -64,6 +64,37 @@ def test_a_sentence_about_the_subject_with_no_frame_stands() -> None:
     assert kept("Boiling vinegar and water removes kettle scale.", ASKED_ONLY)
 
 
+MARGIN = (
+    "user: add margin-bottom to the details element when it's not open\n\n"
+    "assistant: I added `details:not([open]) { margin-bottom: 1em; }` to tokenizer.css."
+)
+
+
+def test_what_a_model_knows_of_a_word_is_not_what_the_excerpt_says() -> None:
+    result = claims.keep_supported(
+        ["CSS is a language used to style and layout web pages."], MARGIN, "CSS"
+    )
+    assert result.text == ""
+    assert result.dropped[0][1].startswith("words the excerpt does not hold")
+
+
+def test_a_number_the_excerpt_does_not_hold_drops_the_sentence() -> None:
+    result = claims.keep_supported(["Closed details get a 2em bottom margin."], MARGIN)
+    assert result.dropped == [
+        ("Closed details get a 2em bottom margin.", "a number the excerpt does not hold (2)")
+    ]
+
+
+def test_a_sentence_in_the_excerpt_s_own_words_stands() -> None:
+    assert kept("Closed details elements get a margin-bottom of 1em in tokenizer.css.", MARGIN)
+
+
+def test_the_title_s_words_need_no_support() -> None:
+    sentence = ["Kettle Descaling Procedure uses vinegar."]
+    assert claims.keep_supported(sentence, ASKED_ONLY, "Kettle Descaling Procedure").text
+    assert not claims.keep_supported(sentence, ASKED_ONLY).text
+
+
 def test_a_wrong_quiz_option_stated_as_fact_is_dropped() -> None:
     assert not kept("Salted water from the tap removes kettle scale.", QUIZ)
 
@@ -86,9 +117,9 @@ def test_a_lone_lettered_line_is_prose_not_a_choice() -> None:
 
 
 def test_kept_sentences_keep_their_order() -> None:
-    sentences = ["Vinegar removes scale.", "The user picked vinegar.", "Rinse after boiling."]
+    sentences = ["Boil vinegar and water.", "The user picked vinegar.", "Rinse after boiling."]
     result = claims.keep_supported(sentences, ASKED_ONLY)
-    assert result.text == "Vinegar removes scale. Rinse after boiling."
+    assert result.text == "Boil vinegar and water. Rinse after boiling."
     assert len(result.dropped) == 1
 
 

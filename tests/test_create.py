@@ -163,13 +163,15 @@ def made(scripted_model: ScriptedModelFactory, answers: list[Answer], *sources: 
 def test_every_drafted_paragraph_carries_its_own_source_s_marker_whatever_the_model_wrote(
     scripted_model: ScriptedModelFactory,
 ) -> None:
-    drafts = ["The user boiled vinegar in it.[^9]", "The user plans a monthly descale [2]."]
+    drafts = ["The user boiled vinegar in it.[^9]", "Scale came back; descale with vinegar [2]."]
     answers = create_script(
         TITLE, [KETTLE, KETTLE_AGAIN], [("Descaling", [0, 1])], drafts, lead="Thing A is a kettle."
     )
     result = made(scripted_model, answers, KETTLE, KETTLE_AGAIN)
     body = parse(result.text).sections[0].body
-    assert body == "The user boiled vinegar in it.[^1]\n\nThe user plans a monthly descale.[^2]"
+    assert (
+        body == "The user boiled vinegar in it.[^1]\n\nScale came back; descale with vinegar.[^2]"
+    )
     assert (result.calls, result.paragraphs) == (5, 2)
 
 
@@ -177,17 +179,17 @@ def test_the_lead_cites_the_paragraphs_it_was_written_from_and_the_article_is_we
     scripted_model: ScriptedModelFactory,
 ) -> None:
     drafts = [
-        "The user owns a kettle and descaled it.",
-        "The user grew tomatoes.",
-        "The user repeats it monthly.",
+        "The kettle has scale and vinegar boiled in it removes it.",
+        "Tomatoes are planted after the last frost.",
+        "The scale came back and vinegar descales the kettle.",
     ]
     answers = create_script(
         TITLE, [KETTLE, GARDEN, KETTLE_AGAIN], [("Descaling", [0, 2]), ("Tomatoes", [1])],
-        drafts, lead="Thing A is a kettle. The user owns one. More.",
+        drafts, lead="Thing A is a kettle. The kettle has scale. More.",
     )  # fmt: skip
     result = made(scripted_model, answers, KETTLE, GARDEN, KETTLE_AGAIN)
     article = parse(result.text)
-    assert article.lead.startswith("Thing A is a kettle. The user owns one.[^1][^2]")
+    assert article.lead.startswith("Thing A is a kettle.[^1][^2]")
     assert dict(article.infobox or ()) == {"kind": "thing", "aliases": "TA"}
     assert problems(article, stem="Thing_A") == []
     assert check(None, result.text, stem="Thing_A").ok
