@@ -47,11 +47,12 @@ what it knows of a word ("CSS is a language used to style web pages" cited to a 
 about one margin) holds few of the excerpt's words and goes."""
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _ENDINGS = ("ing", "ed", "es", "s", "ly")
-_FREE = frozenset(
-    "user person assistant conversation excerpt after before then only more most very may "
-    "might must should each every other such same both all any few many much well still "
-    "even now new used uses make makes made way one first".split()
-)
+_FREE = frozenset((
+    "user", "person", "assistant", "conversation", "excerpt", "after", "before", "then",
+    "only", "more", "most", "very", "may", "might", "must", "should", "each", "every",
+    "other", "such", "same", "both", "all", "any", "few", "many", "much", "well", "still",
+    "even", "now", "new", "used", "uses", "make", "makes", "made", "way", "one", "first",
+))  # fmt: skip
 """Words that say who spoke, or join a claim without making one: no excerpt need hold
 them."""
 OPTION_SHARE = 0.6

@@ -241,8 +241,8 @@ def ignored(label: str, patterns: Sequence[str]) -> bool:
 
 
 FILING_WORDS = 12
-"""Content words (each message's distinct ones, summed) a conversation needs before anything in it is worth filing:
-a greeting and its reply, or a question nobody answered, has fewer."""
+"""Content words (each message's distinct ones, summed) a conversation needs before
+anything in it is worth filing: a greeting and its reply has fewer."""
 
 
 def nothing_to_file(roles: Sequence[str], texts: Sequence[str]) -> str | None:

@@ -30,7 +30,8 @@ def test_a_dutch_paragraph_is_not_english() -> None:
 
 def test_a_dutch_paragraph_is_dutch() -> None:
     dutch = named("Dutch")
-    assert dutch is not None and written_in(DUTCH, dutch)
+    assert dutch is not None
+    assert written_in(DUTCH, dutch)
 
 
 def test_cyrillic_text_is_not_english_and_english_is_not_russian() -> None:
