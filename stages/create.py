@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dreaming.article import build, normalize, stem_for_title
+from dreaming.article import build, claims, normalize, stem_for_title
 from dreaming.article.titles import HEADING_CHARS
 from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
-from stages import claims, proto, specifics
+from stages import proto, specifics
 from stages.prompts import create as prompt
 from stages.sources import Source
 

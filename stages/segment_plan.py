@@ -10,20 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dreaming.words import STOPWORDS, content_words, words
+
 Range = tuple[int, int]
 """First and last message position of a chunk, both included."""
 
 CHARS_PER_TOKEN = 4
 """A token proxy for sizing prompts without a tokenizer."""
-_STOP = (
-    "a an and are as at be but by can could do does for from had has have how i if in into "
-    "is it its just me my no not of on or our please so some than that the their them then "
-    "there these they this to too us was we what when where which while who why will with "
-    "would you your yes ok okay thanks thank also about like get use using want need "
-    "explain recommend tell show give help know unrelated different question hey hi hello"
-)
-"""Words that say nothing about a topic, including the requests a user opens with."""
-STOPWORDS = frozenset(_STOP.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,25 +53,6 @@ def parse_rules(page: str) -> Rules:
     if rules.label_min_words < 1 or rules.label_min_words > rules.label_max_words:
         rules = Rules(min_messages=rules.min_messages, max_messages=rules.max_messages)
     return rules
-
-
-def words(text: str) -> list[str]:
-    """The alphanumeric words of `text`, lower-cased (plain scanning, linear time)."""
-    out: list[str] = []
-    current: list[str] = []
-    for ch in text:
-        if ch.isalnum() or (ch in "-_'" and current):
-            current.append(ch.lower())
-        elif current:
-            out.append("".join(current).strip("-_'"))
-            current = []
-    if current:
-        out.append("".join(current).strip("-_'"))
-    return [w for w in out if w]
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in words(text) if len(w) > 2 and w not in STOPWORDS}
 
 
 def overlap(message: str, span: Sequence[str]) -> float:

@@ -48,14 +48,34 @@ def json_answer(schema: Mapping[str, Any]) -> str:
     return json.dumps(value)
 
 
-def answer(constraint: Constraint | None) -> str:
+PROSE_CHARS = 200
+"""A Lines answer with room for this many characters is prose, not a heading or label."""
+
+
+def answer(constraint: Constraint | None, user: str = "") -> str:
     if isinstance(constraint, Choice):
         return "yes" if "yes" in constraint.options else constraint.options[0]
     if isinstance(constraint, Lines):
-        return "keeping bread fresh and request timeouts"
+        said = _said(user) if constraint.max_chars >= PROSE_CHARS else None
+        return said or "keeping bread fresh and request timeouts"
     if isinstance(constraint, Json):
         return json_answer(constraint.schema)
     return "The person chose the simpler option after trying both."
+
+
+def _said(user: str) -> str | None:
+    """What a careful model drafts: a sentence the prompt's excerpt (between `<<<` and
+    `>>>`) or its first note (`- ` line) already holds, so every check of support passes."""
+    start, end = user.find("<<<\n"), user.find("\n>>>")
+    lines = user[start + 4 : end].splitlines() if 0 <= start < end else []
+    if not lines:
+        lines = [x[2:] for x in user.splitlines() if x.startswith("- ")][:1]
+    for line in reversed(lines):
+        text = line.partition(": ")[2] if line.startswith(("assistant: ", "user: ")) else line
+        first = text.split(". ")[0].strip().rstrip(".")
+        if len(first.split()) >= 3:
+            return f"{first[:150]}."
+    return None
 
 
 class RuleModel:
@@ -81,7 +101,7 @@ class RuleModel:
         if self._on_call is not None:
             self._on_call()
         return Completion(
-            answer(constraint), Usage(prompt_tokens=len(user) // 4, generated_tokens=3)
+            answer(constraint, user), Usage(prompt_tokens=len(user) // 4, generated_tokens=3)
         )
 
     def unload(self) -> None:

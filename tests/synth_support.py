@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dreaming.article import claims
 from dreaming.ledger import Ledger, buckets, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
@@ -13,7 +14,7 @@ from dreaming.ledger.subjects import Mention
 from dreaming.model import TextModel
 from dreaming.raw.types import Message
 from dreaming.vault import Vault
-from stages import claims, proto
+from stages import proto
 from stages.prompts import create as prompt
 from stages.sources import Source
 from stages.stage import StageContext

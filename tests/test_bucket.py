@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from dreaming.ledger import Ledger, buckets
 from dreaming.vault import Vault
+from dreaming.words import STOPWORDS
 from stages.bucket import BucketStage, differences, near_misses
 from stages.lexical import label_key
 from stages.pipeline import run_stage
 from stages.prompts import bucket as prompt
-from stages.segment_plan import STOPWORDS
 from tests.fixtures.bucket_resolve.gold import STORIES
 from tests.story_support import context, conversation, run
 from tests.support import Answer, Counting, ScriptedModelFactory, best_seconds

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stages import claims
+from dreaming.article import claims
 from tests.support import best_seconds
 
 ASKED_ONLY = "user: how do I descale a kettle?\n\nassistant: boil vinegar and water, then rinse"

@@ -1,4 +1,4 @@
-"""`dreaming mcp` (the read path over MCP) and `dreaming eval` (the retrieval eval)."""
+"""`dreaming mcp` (the read path over MCP) and `dreaming eval` (the wiki and retrieval evals)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def mcp(vault_path: Path | None) -> None:
 
 @click.group("eval")
 def eval_group() -> None:
-    """Offline evals of the read path."""
+    """Offline evals: the wiki the nights wrote, and the read path."""
 
 
 @eval_group.command("retrieval")
@@ -102,3 +102,27 @@ def eval_propose(vault_path: Path | None, out: Path | None) -> None:
         'review each, remove its "review": "pending", then run dreaming eval retrieval',
         markup=False,
     )
+
+
+@eval_group.command("wiki")
+@vault_option
+@click.option(
+    "--gold",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="JSONL: one labelled conversation a line (docs/eval.md); scores each split.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
+def eval_wiki(vault_path: Path | None, gold: Path | None, as_json: bool) -> None:
+    """Score the articles: support of every sentence by its excerpt, stubs, audit, model
+    cost per conversation; with --gold, subject coverage and precision, key-fact recall,
+    not-facts kept out and kind accuracy. Code only, no model; reads, never writes."""
+    from dreaming.eval_gold import load_gold
+    from dreaming.eval_wiki import scorecard
+
+    app = command_app(vault_path)
+    card = scorecard(app.vault, app.ledger, load_gold(gold) if gold is not None else ())
+    if as_json:
+        click.echo(json.dumps(card.as_json(), sort_keys=True))
+    else:
+        click.echo(card.text())

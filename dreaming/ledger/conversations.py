@@ -90,6 +90,12 @@ def known_hash8s(ledger: Ledger, hash8s: Iterable[str]) -> set[str]:
     return {str(row[0]) for row in ledger.each_in(sql, wanted)}
 
 
+def with_hash8(ledger: Ledger, hash8: str) -> list[str]:
+    """The conversations a `conv:HASH` citation may name (a subagent shares its parent's)."""
+    rows = ledger.db.execute("SELECT id FROM conversations WHERE hash8 = ? ORDER BY id", (hash8,))
+    return [str(row[0]) for row in rows]
+
+
 def with_content(ledger: Ledger, source: str, content_sha: str) -> str | None:
     """The id of a stored conversation of `source` with exactly these messages, if any."""
     row = ledger.db.execute(

@@ -141,6 +141,17 @@ def with_article(ledger: Ledger) -> list[Subject]:
     ]
 
 
+def conversations_of(ledger: Ledger) -> dict[str, set[str]]:
+    """Each subject's name and the conversations whose chunks named it."""
+    out: dict[str, set[str]] = {}
+    for name, conv in ledger.db.execute(
+        "SELECT DISTINCT s.subject, c.conv_id FROM chunk_subjects s "
+        "JOIN chunks c ON c.id = s.chunk_id"
+    ):
+        out.setdefault(str(name), set()).add(str(conv))
+    return out
+
+
 def owner(ledger: Ledger, stem: str) -> str | None:
     """The subject whose own article is `stem`."""
     row = ledger.db.execute(

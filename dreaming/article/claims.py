@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stages.segment_plan import content_words
+from dreaming.article.markup import MARKER
+from dreaming.words import content_words
 
 _FRAME = re.compile(
     r"\b(?:the user|the person|they|he|she|we|i)\b[^.!?]{0,40}?"
@@ -70,7 +71,8 @@ class Kept:
 
 def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> Kept:
     """The sentences the excerpt allows, in order, and why each other one went. The
-    title's own words need no support: every sentence is about it."""
+    title's own words need no support: every sentence is about it. Footnote markers and
+    link brackets are read past (an article's sentences carry them)."""
     options = offered_options(excerpt)
     said = _person_lines(excerpt)
     kept: list[str] = []
@@ -79,10 +81,11 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     numbers = set(_NUMBER.findall(excerpt))
     skip = _stems(title) | _FREE
     for sentence in sentences:
+        plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
         why = (
-            invented_frame(sentence, said)
-            or restates_option(sentence, options)
-            or unsupported(sentence, held, numbers, skip)
+            invented_frame(plain, said)
+            or restates_option(plain, options)
+            or unsupported(plain, held, numbers, skip)
         )
         if why is None:
             kept.append(sentence)

@@ -1,0 +1,36 @@
+"""Words of a text as code compares them: lower-cased, alphanumeric, with the words
+that say nothing about a topic left out. One definition for every stage that weighs
+overlap (segment, proto-sections, the lexical fallback) and for the check of a
+sentence against the excerpt it cites.
+"""
+
+from __future__ import annotations
+
+_STOP = (
+    "a an and are as at be but by can could do does for from had has have how i if in into "
+    "is it its just me my no not of on or our please so some than that the their them then "
+    "there these they this to too us was we what when where which while who why will with "
+    "would you your yes ok okay thanks thank also about like get use using want need "
+    "explain recommend tell show give help know unrelated different question hey hi hello"
+)
+"""Words that say nothing about a topic, including the requests a user opens with."""
+STOPWORDS = frozenset(_STOP.split())
+
+
+def words(text: str) -> list[str]:
+    """The alphanumeric words of `text`, lower-cased (plain scanning, linear time)."""
+    out: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        if ch.isalnum() or (ch in "-_'" and current):
+            current.append(ch.lower())
+        elif current:
+            out.append("".join(current).strip("-_'"))
+            current = []
+    if current:
+        out.append("".join(current).strip("-_'"))
+    return [w for w in out if w]
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in words(text) if len(w) > 2 and w not in STOPWORDS}
