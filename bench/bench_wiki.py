@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dreaming.eval_wiki import load_gold, scorecard  # noqa: E402
-
 from bench.machine import cpu  # noqa: E402
 from dreaming.config import Settings  # noqa: E402
+from dreaming.eval_gold import load_gold  # noqa: E402
+from dreaming.eval_wiki import scorecard  # noqa: E402
 from dreaming.ledger import Ledger, model_calls  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.ingest import ingest  # noqa: E402
