@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import TypeVar
 
-from dreaming.words import STOPWORDS, words
+from dreaming.article.words import STOPWORDS, words
 
 T = TypeVar("T")
 

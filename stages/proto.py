@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from dreaming.article.schematic import leaks
 from dreaming.article.titles import HEADING_CHARS, HEADING_WORDS, cut_heading, heading_key
-from dreaming.words import STOPWORDS, content_words, words
+from dreaming.article.words import STOPWORDS, content_words, words
 
 MAX_SECTIONS = 6
 JOIN = 0.2

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.words import STOPWORDS, content_words, words
+from dreaming.article.words import STOPWORDS, content_words, words
 
 Range = tuple[int, int]
 """First and last message position of a chunk, both included."""
@@ -214,7 +214,7 @@ def ignored(label: str, patterns: Sequence[str]) -> bool:
     return False
 
 
-FILING_WORDS = 12
+FILING_WORDS = 6
 """Content words (each message's distinct ones, summed) a conversation needs before
 anything in it is worth filing: a greeting and its reply has fewer."""
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dreaming.article.words import STOPWORDS
 from dreaming.ledger import Ledger, buckets
 from dreaming.vault import Vault
-from dreaming.words import STOPWORDS
 from stages.bucket import BucketStage, differences, near_misses
 from stages.lexical import label_key
 from stages.pipeline import run_stage

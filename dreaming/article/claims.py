@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dreaming.article.markup import MARKER
-from dreaming.words import content_words
+from dreaming.article.words import content_words
 
 _FRAME = re.compile(
     r"\b(?:the user|the person|they|he|she|we|i)\b[^.!?]{0,40}?"
