@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from dreaming.accounting import metered
 from dreaming.config import Settings
 from dreaming.errors import DreamingError, ModelError, RefusedFileError
+from dreaming.eval_wiki import scorecard
 from dreaming.ledger import (
     Ledger,
     gate_rejections,
@@ -312,6 +313,8 @@ def _finish(
         # `status` counts the new articles (a killed run's too).
         indexed = reindex(app.vault, ledger)
         report.notices += [f"{rel}: {why}" for rel, why in indexed.unreadable]
+    if report.articles:
+        report.quality = "\n".join(scorecard(app.vault, ledger).text().splitlines()[:2])
     report.conflicts = list(writer.conflicts)
     report.noops = gate_rejections.of_run(ledger, run_id)
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]

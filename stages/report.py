@@ -101,6 +101,8 @@ class NightReport:
     backlog: int = 0
     """Conversations still waiting for the model stages after this run
     (`dreaming.ledger.work.backlog`): an imported history takes nights."""
+    quality: str | None = None
+    """After a run that wrote articles: the gold-free part of `dreaming eval wiki`."""
 
     @property
     def model_calls(self) -> int:
@@ -198,6 +200,8 @@ def section(report: NightReport) -> str:
         for u in s.given_up
     ]
     lines += _listed("Failures", failures)
+    if report.quality:
+        lines += ["", "### The wiki now", "", *(_plain(x) for x in report.quality.splitlines())]
     lines += ["", "### Stages", "", _stage_table(report)]
     return "\n".join(lines) + "\n"
 

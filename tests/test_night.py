@@ -66,6 +66,16 @@ def test_a_night_turns_a_new_conversation_into_a_cited_article_and_reports_it(
     assert model.calls > 0
 
 
+def test_a_night_that_wrote_articles_reports_the_wiki_s_gold_free_scorecard(
+    vault: Vault, model: RuleModel
+) -> None:
+    drop(vault, "talk.md", TALK)
+    night(vault)
+    text = "".join(p.read_text(encoding="utf-8") for p in (vault.root / "Log").glob("*.md"))
+    assert "### The wiki now" in text
+    assert "unsupported sentences 0/" in text
+
+
 def test_a_second_night_with_nothing_new_calls_no_model_and_commits_nothing(
     vault: Vault, model: RuleModel
 ) -> None:
