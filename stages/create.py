@@ -13,6 +13,7 @@ caller writes it through the run's Writer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from stages.prompts import create as prompt
 from stages.sources import Source
 
 STAGE = "synthesize"
+YES_NO = Choice(("yes", "no"))
 HEADING = Lines(max_lines=1, max_chars=HEADING_CHARS)
 PARAGRAPH = Lines(max_lines=1, max_chars=480)
 """One line of plain prose, about three sentences: constrained decoding stops a ramble
@@ -174,12 +176,29 @@ def _numbers(lead: Sequence[Source], sections: Sequence[_Section]) -> dict[str, 
     return numbers
 
 
+PERSON = "person"
+_NAME_WORD = re.compile(r"[A-Z][a-z]+(?:['-][A-Za-z]+)?")
+
+
+def _a_human(ask: _Asker, title: str) -> bool:
+    """Whether `title` names a human: two to four capitalised words, and the model
+    answers yes when asked that alone (one call, only when it said person)."""
+    parts = title.split()
+    if not 2 <= len(parts) <= 4 or not all(_NAME_WORD.fullmatch(p) for p in parts):
+        return False
+    return ask(prompt.HUMAN_SYSTEM, prompt.human(title), YES_NO) == "yes"
+
+
 def _infobox(
     ask: _Asker, title: str, kinds: Sequence[str], labels: Sequence[str], aliases: Sequence[str]
 ) -> list[tuple[str, str]] | None:
     fields: list[tuple[str, str]] = []
     if kinds:
         kind = ask(prompt.KIND_SYSTEM, prompt.kind(title, kinds, labels[:6]), Choice(tuple(kinds)))
+        if kind is not None and kind.strip() == PERSON and not _a_human(ask, title):
+            # A small model files a tool or a product under person when its name looks
+            # like one ("Claude Code"); person is kept only for a name a human bears.
+            kind = "thing" if "thing" in kinds else None
         if kind is not None and kind.strip() in kinds:
             fields.append(("kind", kind.strip()))
     names = proto.alias_list(title, aliases)

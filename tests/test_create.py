@@ -303,6 +303,34 @@ def test_a_kind_outside_the_declared_set_leaves_the_infobox_without_one(
     assert dict(parse(result.text).infobox or ()) == {"aliases": "TA"}
 
 
+def kind_of(
+    scripted_model: ScriptedModelFactory, title: str, said: str, human: str | None = None
+) -> str | None:
+    answers = create_script(
+        title, [KETTLE], [("Descaling", [0])], ["Vinegar descales the kettle."],
+        lead=f"{title} is a kettle.", kind=said,
+    )  # fmt: skip
+    if human is not None:
+        answers.append(Answer("synthesize", prompt.human(title), human, prompt.HUMAN_SYSTEM))
+    model: TextModel = scripted_model(answers)
+    result = create(model, title, [KETTLE], aliases=[], kinds=KINDS, unit="u")
+    assert isinstance(result, Created)
+    return dict(parse(result.text).infobox or ()).get("kind")
+
+
+def test_a_tool_the_model_calls_a_person_is_a_thing_without_asking_again(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    assert kind_of(scripted_model, "pytest-cov", "person") == "thing"
+
+
+def test_a_name_that_looks_human_is_a_person_only_when_the_model_says_a_human_bears_it(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    assert kind_of(scripted_model, "Claude Code", "person", human="no") == "thing"
+    assert kind_of(scripted_model, "Steve Yegge", "person", human="yes") == "person"
+
+
 def test_no_usable_draft_at_all_is_a_reason_not_an_article(
     scripted_model: ScriptedModelFactory,
 ) -> None:

@@ -77,6 +77,16 @@ def lead(title: str, notes: Sequence[str], language: str = "English") -> str:
     )
 
 
+HUMAN_SYSTEM = "You answer questions about names. Answer with one word: yes or no."
+
+
+def human(title: str) -> str:
+    return (
+        f"Name: {title}\n\nQuestion: Is {title} the name of a human being (not a program, "
+        "product, company, model or place)? Answer yes or no."
+    )
+
+
 GLOSSES = {
     "thing": "a tool, program, file, product or object",
     "person": "a human being",
