@@ -10,6 +10,7 @@ repaired into something the model did not say.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -142,7 +143,7 @@ def clean_draft(answer: str, echoes: Sequence[str] = ()) -> str | None:
     flat = " ".join(flat.split())
     if not flat or len(flat) > DRAFT_CHARS or leaks("", flat):
         return None
-    flat = _defanged(flat)
+    flat = _unframed(_defanged(flat))
     if not any(c.isalpha() for c in flat):
         return None
     folded = flat.casefold()
@@ -165,6 +166,20 @@ def _prose_lines(paragraph: str) -> list[str]:
 def _is_heading(line: str) -> bool:
     text = line.strip()
     return text.startswith("#") or (text.startswith("**") and text.endswith("**"))
+
+
+_META = re.compile(
+    r"^(?:the|this) (?:excerpt|conversation|text|passage) (?:establishes|shows|states|says"
+    r"|explains|mentions|describes|notes)(?: that)?[ ,:]+",
+    re.IGNORECASE,
+)
+
+
+def _unframed(text: str) -> str:
+    """`text` without an opening that talks about the excerpt ("The excerpt establishes
+    that …"): what follows is the claim, and the support check weighs it alone."""
+    rest = _META.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest != text else text
 
 
 def _defanged(text: str) -> str:

@@ -110,6 +110,8 @@ def test_when_no_label_gives_a_heading_the_section_is_numbered() -> None:
         ("The user ran `make test` twice.", "The user ran `make test` twice."),
         ("The user edited `index.html.", "The user edited index.html."),
         ("The user wrote <div> and a | b.", "The user wrote div and a / b."),
+        ("The excerpt establishes that MD034 wraps URLs.", "MD034 wraps URLs."),
+        ("This conversation shows, vinegar descales.", "Vinegar descales."),
     ],
 )
 def test_a_draft_is_cleaned_to_plain_sentences(answer: str, kept: str) -> None:

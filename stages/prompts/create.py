@@ -115,8 +115,6 @@ def echoes(title: str) -> tuple[str, ...]:
         "using only this excerpt",
         "Conversation excerpt:",
         "Write the opening sentences",
-        "this excerpt establishes",
-        "the excerpt establishes",
         f"Notes about {title}:",
         NO_COPY,
     )
