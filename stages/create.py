@@ -182,11 +182,12 @@ _NAME_WORD = re.compile(r"[A-Z][a-z]+(?:['-][A-Za-z]+)?")
 
 def _a_human(ask: _Asker, title: str) -> bool:
     """Whether `title` names a human: two to four capitalised words, and the model
-    answers yes when asked that alone (one call, only when it said person)."""
+    answers no when asked whether it names a program, product or the like (one call,
+    only when it said person)."""
     parts = title.split()
     if not 2 <= len(parts) <= 4 or not all(_NAME_WORD.fullmatch(p) for p in parts):
         return False
-    return ask(prompt.HUMAN_SYSTEM, prompt.human(title), YES_NO) == "yes"
+    return ask(prompt.HUMAN_SYSTEM, prompt.human(title), YES_NO) == "no"
 
 
 def _infobox(
@@ -196,8 +197,8 @@ def _infobox(
     if kinds:
         kind = ask(prompt.KIND_SYSTEM, prompt.kind(title, kinds, labels[:6]), Choice(tuple(kinds)))
         if kind is not None and kind.strip() == PERSON and not _a_human(ask, title):
-            # A small model files a tool or a product under person when its name looks
-            # like one ("Claude Code"); person is kept only for a name a human bears.
+            # The default model filed Claude Code under person; person is kept only for a
+            # name a human bears.
             kind = "thing" if "thing" in kinds else None
         if kind is not None and kind.strip() in kinds:
             fields.append(("kind", kind.strip()))

@@ -329,8 +329,8 @@ def test_a_tool_the_model_calls_a_person_is_a_thing_without_asking_again(
 def test_a_name_that_looks_human_is_a_person_only_when_the_model_says_a_human_bears_it(
     scripted_model: ScriptedModelFactory,
 ) -> None:
-    assert kind_of(scripted_model, "Claude Code", "person", human="no") == "thing"
-    assert kind_of(scripted_model, "Steve Yegge", "person", human="yes") == "person"
+    assert kind_of(scripted_model, "Claude Code", "person", human="yes") == "thing"
+    assert kind_of(scripted_model, "Steve Yegge", "person", human="no") == "person"
 
 
 def test_no_usable_draft_at_all_is_a_reason_not_an_article(

@@ -81,9 +81,11 @@ HUMAN_SYSTEM = "You answer questions about names. Answer with one word: yes or n
 
 
 def human(title: str) -> str:
+    """Asked so that the answer a small model leans to (yes) files a name as a thing:
+    a person filed as a thing loses little, a tool filed as a person reads absurd."""
     return (
-        f"Name: {title}\n\nQuestion: Is {title} the name of a human being (not a program, "
-        "product, company, model or place)? Answer yes or no."
+        f"Name: {title}\n\nQuestion: Is {title} the name of a program, product, company, "
+        "AI model, project or place rather than of a human being? Answer yes or no."
     )
 
 
