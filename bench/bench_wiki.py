@@ -7,7 +7,7 @@ then prints the scorecard of `dreaming eval wiki` for that split, and the model 
 and model seconds each conversation cost (median and per stage).
 
     python bench/bench_wiki.py --split heldout                         # the default model
-    python bench/bench_wiki.py --split heldout gguf:qwen2.5-coder-0.5b --max 10
+    python bench/bench_wiki.py --split heldout gguf:qwen2.5-coder-0.5b --max 10 --smallest
     python bench/bench_wiki.py --split tune --keep /tmp/tunevault       # keep it to read
 
 One night per file makes each file's cost its own: a later night that revises an
@@ -77,6 +77,9 @@ def main() -> int:
     parser.add_argument("--gold", type=Path, default=GOLD)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--max", type=int, default=0, help="at most N files (0: all)")
+    parser.add_argument(
+        "--smallest", action="store_true", help="take the smallest files first (a quick run)"
+    )
     parser.add_argument("--keep", type=Path, help="make the vault here and keep it")
     parser.add_argument("--json", type=Path, help="also write the scorecard here")
     args = parser.parse_args()
@@ -86,6 +89,8 @@ def main() -> int:
         return 2
     gold = [g for g in load_gold(args.gold) if g.split == args.split]
     files = corpus_files(args.corpus, {g.conv for g in gold})
+    if args.smallest:
+        files.sort(key=lambda item: item[0].stat().st_size)
     if args.max:
         files = files[: args.max]
     with tempfile.TemporaryDirectory() as tmp:
