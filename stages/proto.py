@@ -169,8 +169,9 @@ def _is_heading(line: str) -> bool:
 
 
 _META = re.compile(
-    r"^(?:the|this) (?:excerpt|conversation|text|passage) (?:establishes|shows|states|says"
-    r"|explains|mentions|describes|notes)(?: that)?[ ,:]+",
+    r"^(?:the|this|these) (?:excerpts?|conversation|text|passage|notes?) (?:establish(?:es)?"
+    r"|shows?|states?|says?|explains?|mentions?|describes?|notes|suggests?|indicates?)"
+    r"(?: that)?[ ,:]+",
     re.IGNORECASE,
 )
 

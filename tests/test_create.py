@@ -112,6 +112,7 @@ def test_when_no_label_gives_a_heading_the_section_is_numbered() -> None:
         ("The user wrote <div> and a | b.", "The user wrote div and a / b."),
         ("The excerpt establishes that MD034 wraps URLs.", "MD034 wraps URLs."),
         ("This conversation shows, vinegar descales.", "Vinegar descales."),
+        ("The notes suggest that the CSS fails in Chrome.", "The CSS fails in Chrome."),
     ],
 )
 def test_a_draft_is_cleaned_to_plain_sentences(answer: str, kept: str) -> None:
