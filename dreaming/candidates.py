@@ -35,6 +35,14 @@ _FILE = re.compile(
     r"|sh|sql|toml|yaml|yml|json|md|html|css|ipynb|lock|cfg|ini))\b"
 )
 _SPECIAL_FILE = re.compile(r"\b(Dockerfile|Makefile|Justfile|Procfile|Gemfile|Rakefile)\b")
+
+
+def is_file_name(name: str) -> bool:
+    """Whether `name` is a file's name (`renderer.py`, `Dockerfile`): what a file holds
+    is filed under its subject, the file itself is no article."""
+    return any(p.fullmatch(name.strip()) is not None for p in (_FILE, _SPECIAL_FILE))
+
+
 _HOST = re.compile(r"\bhttps?://([A-Za-z0-9][A-Za-z0-9.-]{0,252})")
 _CAPITALISED = re.compile(
     r"(?<![\w.$@/\\-])([A-Z][\w'\u2019+#-]{0,30}"

@@ -26,6 +26,7 @@ from typing import Literal
 
 from dreaming.article import stem_for_title
 from dreaming.article.titles import heading_key
+from dreaming.candidates import is_file_name
 from dreaming.errors import UnsafePathError
 from dreaming.ledger import buckets, chunks, subjects
 from dreaming.ledger.subjects import Mention, Reach, Subject
@@ -268,6 +269,8 @@ def _home(
 ) -> Home:
     if _ignored(subject, patterns):
         return Home("captured", why="it matches Meta/Topics_to_Ignore.md")
+    if is_file_name(subject.display):
+        return Home("captured", why="a file's name: what it holds goes under its subject")
     known = _known(subject, homes, declared)
     if known is not None:
         return known

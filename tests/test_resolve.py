@@ -85,6 +85,16 @@ def test_a_subject_named_once_in_passing_is_captured_with_its_chunk(
     assert captured(ledger) == {a}
 
 
+def test_a_file_s_name_is_captured_never_its_own_article_even_as_the_main_subject(
+    vault: Vault, ledger: Ledger
+) -> None:
+    a, b = conversation(ledger, "c1", ["Sowing the seed trays", "Pricking out the seedlings"])
+    names(ledger, a, "research-plan-mode.md", main="research-plan-mode.md")
+    names(ledger, b, "research-plan-mode.md")
+    resolve(vault, ledger)
+    assert home(ledger, canonical("research-plan-mode.md")) == ("captured", None)
+
+
 def test_a_chunk_naming_no_subject_is_kept_in_captured(vault: Vault, ledger: Ledger) -> None:
     (a,) = conversation(ledger, "c1", ["Saying thanks for the help"])
     resolve(vault, ledger)
