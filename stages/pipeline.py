@@ -40,6 +40,7 @@ from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.lock import run_lock
 from dreaming.vault.raw_folder import raw_files as raw_paths
+from dreaming.vault.unfinished import finish_interrupted
 from dreaming.vault.writes import remove_leftover_temps
 from stages.bucket import BucketStage
 from stages.extract import ExtractStage
@@ -246,6 +247,9 @@ def _night(
 ) -> NightReport:
     ledger, vault = app.ledger, app.vault
     started, clock = now(), monotonic()
+    # First, under the run lock: what a killed run wrote and never committed is committed
+    # as dreaming's, before this run's writer would take it for the person's edit.
+    finish_interrupted(vault, ledger)
     run_id = runs.new_id()
     with ledger.transaction():
         interrupted = runs.interrupt_unfinished(ledger, "night", started)

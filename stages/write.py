@@ -11,7 +11,9 @@ next one.
 Who wrote what stays apart in history: a person's uncommitted edit that an
 edit starts from is committed as theirs before we write over it, and a save
 that lands after our write stays out of our commit and is committed as theirs
-after it.
+after it. Every write is journaled in the ledger before it reaches disk and
+cleared by its commit, so bytes a killed run wrote are still known as ours
+(`dreaming.vault.unfinished`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from typing import Literal
 
 from dreaming.article import Code, Part, check, normalize, stem_for_title, title_for_stem
 from dreaming.errors import ConflictError, DreamingError, RefusedFileError, UnsafePathError
-from dreaming.ledger import Ledger, gate_rejections
+from dreaming.ledger import Ledger, gate_rejections, write_journal
 from dreaming.ledger.gate_rejections import GateRejection
+from dreaming.ledger.write_journal import Entry
 from dreaming.vault import OwnWrites, Vault, checksum, write_atomic
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.repo import VaultRepo
@@ -140,6 +143,7 @@ class Writer:
         paths = [p.path for p in self._pending.values()]
         writes = {p.path: p.data for p in self._pending.values()}
         sha = self._repo.commit_pipeline_blobs(writes, message, self._run_id)
+        write_journal.clear(self._ledger, self._pending, run_id=self._run_id)
         self._pending.clear()
         self._repo.commit_person(paths, _person_message(paths, self._vault))
         return sha
@@ -160,14 +164,24 @@ class Writer:
                 return Outcome("unchanged", target.rel)
             # Our bytes, on disk but never committed: a run was stopped between its
             # write and its commit. Committing them now loses and repeats nothing.
+            self._journal(target, data)
             self._pending[target.rel] = _Pending(target.path, data, edit.stage)
             return Outcome("written", target.rel, "committed a stopped run's write")
         self._settle(target, before)
+        self._journal(target, data)
         write_atomic(target.path, data, expected=edit.base, registry=self._own_writes)
         self._pending[target.rel] = _Pending(target.path, data, edit.stage)
         if self._known is not None and target.stem is not None:
             self._known.add(target.stem)
         return Outcome("written", target.rel)
+
+    def _journal(self, target: Target, data: bytes) -> None:
+        """Say in the ledger, before `data` reaches disk, that those bytes are this run's:
+        killed before its commit, the next start commits them as dreaming's, never as the
+        person's edit (`dreaming.vault.unfinished`)."""
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        entry = Entry(target.rel, checksum(data), self._run_id, at)
+        write_journal.record(self._ledger, [entry])
 
     def _gated(self, edit: Edit, target: Target, stem: str, before: bytes | None) -> str | Outcome:
         """The edit's text in normal form, or the gate's NO-OP (recorded in the ledger)."""
@@ -199,6 +213,7 @@ class Writer:
             # The person saved over our uncommitted write: ours goes in first, theirs after.
             message = f"{pending.stage or 'dreaming'}: {target.rel}"
             self._repo.commit_pipeline_blobs({target.path: pending.data}, message, self._run_id)
+            write_journal.clear(self._ledger, [target.rel], run_id=self._run_id)
             del self._pending[target.rel]
         elif self._repo.committed(target.path, before):
             return

@@ -121,19 +121,27 @@ def contents(vault: Path) -> dict[str, object]:
 
 
 def pipeline_commits(vault: Path) -> list[str]:
-    """The subjects of the commits the nights made for units (run reports left out).
+    """The articles each of dreaming's commits changed, one entry a commit and file (run
+    reports left out), and `person: SUBJECT` for any commit not dreaming's.
 
-    A new article a killed run wrote but never committed is committed by the next
-    run as an update of the file it finds: the same bytes, another verb."""
+    A file a killed run wrote but never committed is committed by the next start, as
+    dreaming's (`dreaming: finish interrupted run`), or by the next run's unit that makes
+    the same edit: either way once, and never as the person's."""
     log = subprocess.run(
-        ["git", "log", "--format=%s%x00%b%x1e"], cwd=vault, capture_output=True, text=True
+        ["git", "log", "--format=%x1e%an%x00%s", "--name-only"],
+        cwd=vault,
+        capture_output=True,
+        text=True,
     ).stdout
-    subjects = []
-    for entry in log.split("\x1e"):
-        subject, _, body = entry.strip().partition("\x00")
-        if "Dreaming-Run:" in body and not subject.startswith("night report"):
-            subjects.append(subject.replace("synthesize: update ", "synthesize: create ", 1))
-    return sorted(subjects)
+    made = []
+    for entry in log.split("\x1e")[1:]:
+        head, _, names = entry.partition("\n")
+        author, _, subject = head.partition("\x00")
+        if author != "dreaming":
+            made.append(f"person: {subject}")
+            continue
+        made += [name for name in names.split() if name.startswith("articles/")]
+    return sorted(made)
 
 
 UNCHECKED = set() if "resolve" in {s.name for s in STAGES} else {"coverage"}

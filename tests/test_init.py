@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import GitError, VaultError
+from dreaming.ledger import Ledger, write_journal
+from dreaming.vault import Vault, scaffold
 from dreaming.vault import repo as gitops
-from dreaming.vault import scaffold
 from dreaming.vault.scaffold import init_vault
 
 META_PAGES = {
@@ -94,10 +95,10 @@ def test_a_save_between_inits_copy_and_its_commit_stays_the_persons(
     root = tmp_path / "vault"
     real = scaffold._upgrade_gitignore
 
-    def save_meanwhile(repo: gitops.VaultRepo) -> object:
+    def save_meanwhile(repo: gitops.VaultRepo, journal: scaffold.Journal) -> object:
         card = root / "STATION.md"
         card.write_bytes(card.read_bytes() + b"the person's first words\n")
-        return real(repo)
+        return real(repo, journal)
 
     monkeypatch.setattr(scaffold, "_upgrade_gitignore", save_meanwhile)
     init_vault(root)
@@ -343,6 +344,8 @@ def test_an_init_stopped_by_a_stale_lock_is_finished_by_the_next_one(
     report = init_vault(root)
     assert "Meta/Entities.md" in report.added
     assert git(root, "status", "--porcelain") == ""
+    with Ledger(Vault.open(root).ledger_path) as ledger:
+        assert write_journal.pending(ledger) == []
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write to a read-only folder")

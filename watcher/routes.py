@@ -5,10 +5,12 @@ lock someone else holds for longer than a moment, is said once and the work is
 retried later: never a forced commit, never a deleted lock (but one a killed dreaming
 process left, taken back at once). On start, the edits no commit holds yet are taken
 as if just saved: what a watcher killed mid-commit left. A file whose bytes are
-HEAD's, or the bytes we just wrote ourselves, is not a person's edit. Article edits
-wait while a night runs, so the person's commit lands before or after the
-pipeline's, never inside it; after the night, HEAD tells the two apart. Each unit
-of work catches what a file can do to it, so nothing stops the watcher.
+HEAD's, or the bytes we just wrote ourselves, is not a person's edit; nor is one
+holding bytes a killed dreaming journaled and never committed: before any person's
+edit is committed, those are committed as dreaming's. Article edits wait while a
+night runs, so the person's commit lands before or after the pipeline's, never
+inside it; after the night, HEAD tells the two apart. Each unit of work catches what
+a file can do to it, so nothing stops the watcher.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from datetime import datetime
 from pathlib import Path
 
 from dreaming.errors import DreamingError, GitError, RefusedFileError
+from dreaming.ledger import write_journal
 from dreaming.policy import accept_edit
 from dreaming.reindex import reindex
 from dreaming.station import Changed, settle
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
+from dreaming.vault.lock import RunLocked, run_lock
 from dreaming.vault.repo import VaultRepo
+from dreaming.vault.unfinished import finish_interrupted
 from watcher.app import App
 from watcher.changes import Work, work_of
 from watcher.console import shown
@@ -96,6 +101,7 @@ class Routes:
             repo = self._ready_repo(now)
             if repo is None:
                 return
+            self._finish_interrupted()
             self._meta_pages(repo)
             self._station_files(repo)
             if self._articles and not self._night_running():
@@ -104,6 +110,39 @@ class Routes:
             self._busy(shown(e), now)
             return
         self._busy_said = None
+
+    def _finish_interrupted(self) -> None:
+        """Commit as dreaming's what a killed dreaming wrote and never committed (the
+        journal says which bytes are its), before a person's edit is committed: else that
+        text would go in as theirs. Looked at before every commit of the person's: on
+        start, and after a night that died while the watcher ran. GitError when git cannot
+        commit now: retried, and nothing else is committed meanwhile."""
+        vault = self._app.vault
+        try:
+            if not write_journal.pending(self._app.ledger):
+                return
+            with run_lock(vault):
+                finished = finish_interrupted(vault, self._app.ledger)
+        except RunLocked:
+            # A night runs: it finished what killed runs left when it started, and what
+            # the journal holds now is its own, to be committed by it (its articles wait).
+            return
+        except GitError:
+            raise
+        except Exception as e:
+            # The ledger cannot be read: said, and the person's edits still committed.
+            self._say(Reaction("article", ".", f"not finished: {trouble(e)}", problem=True))
+            return
+        for run, rels in finished.items():
+            more = f" and {len(rels) - 1} more" if len(rels) > 1 else ""
+            said = f"committed as dreaming's{more}: run {run} was stopped before its commit"
+            self._say(Reaction("article", shown(rels[0]), shown(said)))
+        if any(rel.startswith("articles/") for rels in finished.values() for rel in rels):
+            try:
+                reindex(vault, self._app.ledger)
+            except Exception as e:
+                said = f"not reindexed: {trouble(e)}"
+                self._say(Reaction("article", "articles", said, problem=True))
 
     def _ready_repo(self, now: float) -> VaultRepo | None:
         """The vault's repository when a commit can go in now; else None, said once."""

@@ -23,6 +23,9 @@ from dreaming.errors import LedgerError
 from dreaming.ledger.migrations import MIGRATIONS
 
 _WAL_PATIENCE_S = 30.0
+SYNCHRONOUS = "NORMAL"
+"""How hard SQLite syncs a commit: in WAL mode a power cut may lose the last ones, never
+the database; a commit that must survive one asks for FULL (`write_journal.record`)."""
 _BATCH = 500
 """Values bound in one `IN (...)`: well under SQLite's smallest variable limit (999)."""
 
@@ -70,7 +73,7 @@ class Ledger:
             self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.db.row_factory = sqlite3.Row
             _enter_wal(self.db)
-            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except sqlite3.OperationalError as e:

@@ -368,4 +368,14 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX imported_target ON imported(target);
     """,
+    # 9: the write journal: files dreaming is writing and has not committed yet
+    """
+    CREATE TABLE write_journal (
+        path TEXT NOT NULL,               -- vault-relative POSIX path
+        sha256 TEXT NOT NULL,             -- of the exact bytes about to be written there
+        run_id TEXT NOT NULL,             -- the run (or 'init') whose commit carries them
+        written_at TEXT NOT NULL,
+        PRIMARY KEY (path, sha256)
+    ) WITHOUT ROWID;
+    """,
 )

@@ -4,20 +4,29 @@ An existing folder or vault keeps every file it has: init copies a seed file
 only where nothing exists at that path, and commits only the files it added,
 with the bytes it wrote there, never a person's pending changes. Every refusal
 comes before the first write, so a refused init leaves the folder as it found it.
+What it will commit is journaled in the ledger before it is written (atomically),
+so an init killed before its commit has its files committed as dreaming's by the
+next start (`dreaming.vault.unfinished`), not as the person's edits.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
-from dreaming.errors import GitError, VaultError
-from dreaming.ledger import Ledger
+from dreaming.errors import ConflictError, GitError, VaultError
+from dreaming.ledger import Ledger, write_journal
+from dreaming.ledger.write_journal import Entry
 from dreaming.resources import data_dir
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
+from dreaming.vault.writes import checksum, write_atomic
+
+RUN_ID = "init"
+"""The run id of init's commit (its `Dreaming-Run:` trailer) and of its journal entries."""
 
 OLD_STATE_RULE = f"{STATE_DIR}/"
 # Everything under .dreaming/ stays out of git but the notes index, which is committed
@@ -84,13 +93,27 @@ def init_vault(path: Path) -> InitReport:
 
     for folder in FOLDERS:
         (root / folder).mkdir(exist_ok=True)
-    leftovers = _copy_missing(seeds, report)
     vault.logs.mkdir(parents=True, exist_ok=True)
     config = vault.state / "config.toml"
     if not config.exists():
         config.write_text(CONFIG_TEMPLATE, encoding="utf-8")
-    Ledger(vault.ledger_path).close()
+    with Ledger(vault.ledger_path) as ledger:
+        _lay_out(vault, seeds, report, first, ledger)
+    return report
 
+
+def _lay_out(
+    vault: Vault, seeds: dict[str, Path], report: InitReport, first: bool, ledger: Ledger
+) -> None:
+    """Write the missing seeds, each journaled first; commit them; clear the journal."""
+    root = vault.root
+
+    def journal(writes: dict[str, bytes]) -> None:
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        entries = [Entry(rel, checksum(data), RUN_ID, at) for rel, data in writes.items()]
+        write_journal.record(ledger, entries)
+
+    leftovers = _copy_missing(seeds, report, journal)
     repo = VaultRepo.init(root)
     _keep_out_of_git(repo, first)
     # A seed file left untracked by an init that stopped before its commit (a
@@ -98,15 +121,16 @@ def init_vault(path: Path) -> InitReport:
     unfinished = set(repo.dirty_paths([root / rel for rel in leftovers]))
     report.added += [rel for rel in leftovers if rel in unfinished]
     report.kept = [rel for rel in report.kept if rel not in unfinished]
-    upgraded = _upgrade_gitignore(repo)
+    upgraded = _upgrade_gitignore(repo, journal)
     report.upgraded = list(upgraded)
     # The bytes init wrote, not the disk's: a save of the person's meanwhile stays theirs.
     wrote = {rel: seeds[rel].read_bytes() for rel in report.added} | upgraded
     tracked = set(repo.dirty_paths([root / rel for rel in wrote]))
     blobs = {root / rel: data for rel, data in wrote.items() if rel in tracked}
-    report.commit = repo.commit_pipeline_blobs(blobs, "dreaming init: lay out the vault", "init")
+    report.commit = repo.commit_pipeline_blobs(blobs, "dreaming init: lay out the vault", RUN_ID)
+    # Those git keeps out too: nothing is left of init's to finish.
+    write_journal.clear(ledger, wrote, run_id=RUN_ID)
     repo.repo.close()  # its git cat-file helpers would otherwise outlive it until a GC
-    return report
 
 
 def _refuse_unsafe(vault: Vault, seeds: dict[str, Path]) -> None:
@@ -135,19 +159,34 @@ def _seed_plan() -> dict[str, Path]:
     return plan
 
 
-def _copy_missing(seeds: dict[str, Path], report: InitReport) -> list[str]:
-    """Copy each seed where nothing exists; return the kept files identical to their seed."""
+Journal = Callable[[dict[str, bytes]], None]
+"""Journals what init is about to write (vault-relative path → bytes)."""
+
+
+def _copy_missing(seeds: dict[str, Path], report: InitReport, journal: Journal) -> list[str]:
+    """Copy each seed where nothing exists, all journaled first, each atomically (a kill
+    leaves the whole seed or none); return the kept files identical to their seed."""
     root = report.vault.root
     same: list[str] = []
+    missing: dict[str, bytes] = {}
     for rel, item in seeds.items():
         target = root / rel
-        if _present(target):
-            report.kept.append(rel)
-            if _own_file(target, root) and target.read_bytes() == item.read_bytes():
-                same.append(rel)
+        if not _present(target):
+            missing[rel] = item.read_bytes()
             continue
+        report.kept.append(rel)
+        if _own_file(target, root) and target.read_bytes() == item.read_bytes():
+            same.append(rel)
+    journal(missing)
+    for rel, data in missing.items():
+        target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(item, target)
+        try:
+            write_atomic(target, data, expected=None, registry=None)
+        except ConflictError:
+            # Made meanwhile, by the person: theirs, kept.
+            report.kept.append(rel)
+            continue
         report.added.append(rel)
     return same
 
@@ -204,7 +243,7 @@ def _state_rules(lines: list[str]) -> list[str]:
     return out
 
 
-def _upgrade_gitignore(repo: VaultRepo) -> dict[str, bytes]:
+def _upgrade_gitignore(repo: VaultRepo, journal: Journal) -> dict[str, bytes]:
     """Replace the old `.dreaming/` line of a committed .gitignore by STATE_RULES: only
     that line, and only in a file without the person's pending changes, which init never
     commits. The vault-relative path and the bytes written, when it changed."""
@@ -221,5 +260,10 @@ def _upgrade_gitignore(repo: VaultRepo) -> dict[str, bytes]:
     if OLD_STATE_RULE not in lines or not repo.committed(path, data):
         return {}
     fresh = eol.join(_state_rules(lines)).encode("utf-8")
-    path.write_bytes(fresh)
+    journal({".gitignore": fresh})
+    try:
+        write_atomic(path, fresh, expected=checksum(data), registry=None)
+    except ConflictError:
+        # Saved meanwhile: the person's file, left as they made it.
+        return {}
     return {".gitignore": fresh}
