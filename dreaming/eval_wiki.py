@@ -28,6 +28,7 @@ from dreaming.article.claims import keep_supported
 from dreaming.article.document import tail_rank
 from dreaming.article.markup import markers
 from dreaming.article.queries import footnote_defs, is_redirect, is_stub
+from dreaming.article.words import sentences
 from dreaming.audit import audit
 from dreaming.errors import RefusedFileError
 from dreaming.eval_gold import Gold, names_key
@@ -87,12 +88,7 @@ class Scorecard:
     def text(self) -> str:
         f = self.free
         lines = [
-            f"articles {f['articles']}, redirects {f['redirects']}, captured {f['captured']}, "
-            f"conversations {f['conversations']} ({f['articles_per_conversation']:.2f} "
-            f"articles a conversation), stubs {f['stubs']}",
-            f"unsupported sentences {f['unsupported']}/{f['sentences']} "
-            f"({100 * f['unsupported'] / max(1, f['sentences']):.1f} %), "
-            f"structural violations {f['violations']}",
+            self.free_text(),
             f"model: {f['calls_per_conversation']:.1f} calls and "
             f"{f['seconds_per_conversation']:.1f} s a conversation; "
             + ", ".join(
@@ -105,11 +101,24 @@ class Scorecard:
             lines.append(f"{self.absent} gold conversations are not in this vault")
         return "\n".join(lines)
 
+    def free_text(self) -> str:
+        """The wiki's state in two lines (what a night's run report ends with)."""
+        f = self.free
+        return (
+            f"articles {f['articles']}, redirects {f['redirects']}, captured {f['captured']}, "
+            f"conversations {f['conversations']} ({f['articles_per_conversation']:.2f} "
+            f"articles a conversation), stubs {f['stubs']}\n"
+            f"unsupported sentences {f['unsupported']}/{f['sentences']} "
+            f"({100 * f['unsupported'] / max(1, f['sentences']):.1f} %), "
+            f"structural violations {f['violations']}"
+        )
+
 
 def scorecard(vault: Vault, ledger: Ledger, gold: Sequence[Gold] = ()) -> Scorecard:
     written = _articles(vault, ledger)
     captured = [s for s in subjects.every(ledger) if s.status == "captured"]
-    convs = len(conversations.by_updated(ledger))
+    held = {c.id for c in conversations.by_updated(ledger)}
+    convs = len(held)
     usage = model_calls.usage(ledger)
     real = [a for a in written.values() if not a.redirect]
     checked = [ok for a in real for ok in a.supported]
@@ -129,7 +138,6 @@ def scorecard(vault: Vault, ledger: Ledger, gold: Sequence[Gold] = ()) -> Scorec
     }
     card = Scorecard(free)
     if gold:
-        held = {c.id for c in conversations.by_updated(ledger)}
         present = [g for g in gold if g.conv in held]
         card.absent = len(gold) - len(present)
         named = subjects.conversations_of(ledger)
@@ -168,13 +176,17 @@ def _articles(vault: Vault, ledger: Ledger) -> dict[str, _Written]:
             sentences=[],
             stub=is_stub(article),
         )
+        by_excerpt: dict[str, list[str]] = {}
         for sentence, cited in _sentences(blocks):
             cites = [by_number[n] for n in cited if n in by_number]
             written.sentences.append((sentence, {c for _, cs in cites for c in cs}))
             if cites:
                 excerpt = "\n\n".join(text for text, _ in cites)
-                kept = keep_supported([sentence], excerpt, title).text
-                written.supported.append(bool(kept))
+                by_excerpt.setdefault(excerpt, []).append(sentence)
+        for excerpt, said in by_excerpt.items():
+            # The excerpt's words, options and speakers are read once for all it backs.
+            dropped = {x for x, _ in keep_supported(said, excerpt, title).dropped}
+            written.supported += [x not in dropped for x in said]
         out[path.stem] = written
     return out
 
@@ -189,22 +201,11 @@ def _sentences(blocks: Sequence[str]) -> list[tuple[str, list[str]]]:
             if not text or text.startswith(("```", "~~~", "{{", "*", "|")):
                 continue
             cited = [str(m) for m in markers(text)]
-            for sentence in _split(text):
+            said = sentences(" ".join(text.split()))
+            for sentence in (x for x in said if any(c.isalpha() for c in x)):
                 own = [str(m) for m in markers(sentence)] or cited
                 out.append((sentence, own))
     return out
-
-
-def _split(text: str) -> list[str]:
-    out, start = [], 0
-    for i, ch in enumerate(text):
-        if ch in ".!?" and (i + 1 == len(text) or text[i + 1] in " \n"):
-            out.append(text[start : i + 1].strip())
-            start = i + 1
-    rest = text[start:].strip()
-    if rest and any(c.isalpha() for c in rest):
-        out.append(rest)
-    return [s for s in out if any(c.isalpha() for c in s)]
 
 
 def _excerpt(ledger: Ledger, hash8: str, label: str) -> tuple[str, set[str]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from dreaming.article import build, claims, normalize, stem_for_title
 from dreaming.article.titles import HEADING_CHARS
+from dreaming.article.words import sentences
 from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
 from stages import proto, specifics
@@ -112,7 +113,7 @@ def create(
                 left_out.append((s.chunk_id, f"drafted in another language than {language.name}"))
                 continue
             if paragraph is not None:
-                kept = claims.keep_supported(proto.sentences(paragraph), s.text, title)
+                kept = claims.keep_supported(sentences(paragraph), s.text, title)
                 dropped.extend(kept.dropped)
                 paragraph = kept.text or None
             if paragraph is None:
@@ -138,7 +139,7 @@ def create(
     body = [p for sec in sections for p, _ in sec.paragraphs]
     grounded = proto.grounded_lead(lead, title, [p for p, _ in notes])
     framed = claims.keep_supported(
-        proto.sentences(grounded), "\n\n".join(s.text for _, s in notes), title
+        sentences(grounded), "\n\n".join(s.text for _, s in notes), title
     )
     dropped.extend(framed.dropped)
     if not framed.text:

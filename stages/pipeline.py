@@ -318,7 +318,7 @@ def _finish(
         indexed = reindex(app.vault, ledger)
         report.notices += [f"{rel}: {why}" for rel, why in indexed.unreadable]
     if report.articles:
-        report.quality = "\n".join(scorecard(app.vault, ledger).text().splitlines()[:2])
+        report.quality = scorecard(app.vault, ledger).free_text()
     report.conflicts = list(writer.conflicts)
     report.noops = gate_rejections.of_run(ledger, run_id)
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]

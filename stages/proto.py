@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from dreaming.article.schematic import leaks
 from dreaming.article.titles import HEADING_CHARS, HEADING_WORDS, cut_heading, heading_key
-from dreaming.article.words import STOPWORDS, content_words, words
+from dreaming.article.words import STOPWORDS, content_words, sentences, words
 
 MAX_SECTIONS = 6
 JOIN = 0.2
@@ -218,22 +218,6 @@ def _strip_markers(text: str) -> str:
         out.append(text[i])
         i += 1
     return "".join(out).replace(" .", ".").replace(" ,", ",")
-
-
-def sentences(text: str) -> list[str]:
-    """`text` cut after each `.`, `!` or `?` that a space follows (plain scanning)."""
-    out: list[str] = []
-    start = 0
-    for i, ch in enumerate(text):
-        if ch in ".!?" and (i + 1 == len(text) or text[i + 1] == " "):
-            piece = text[start : i + 1].strip()
-            if piece:
-                out.append(piece)
-            start = i + 1
-    rest = text[start:].strip()
-    if rest:
-        out.append(rest)
-    return out
 
 
 REPEAT = 0.8

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dreaming.article import claims
+from dreaming.article.words import sentences
 from dreaming.ledger import Ledger, buckets, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
@@ -126,7 +127,7 @@ def create_script(
             k.text
             for i in members
             if (d := proto.clean_draft(drafts[i])) is not None
-            and (k := claims.keep_supported(proto.sentences(d), sources[i].text, title)).text
+            and (k := claims.keep_supported(sentences(d), sources[i].text, title)).text
         ]
         notes.extend(kept[:1])
     out.append(Answer("synthesize", prompt.lead(title, notes[:3]), lead, prompt.LEAD_SYSTEM))

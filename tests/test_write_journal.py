@@ -57,27 +57,25 @@ def night(root: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return dreaming(options, "synthesize", "--model", "rule:any", "--vault", str(root))
 
 
-def authors(root: Path, rel: str) -> list[str]:
-    """Who made each commit that changed `rel`, oldest first."""
+def _log(root: Path, rel: str, field: str) -> list[str]:
+    """One `git log` field of each commit that changed `rel`, oldest first."""
     log = subprocess.run(
-        ["git", "log", "--reverse", "--format=%an", "--", rel],
+        ["git", "log", "--reverse", f"--format={field}", "--", rel],
         cwd=root,
         capture_output=True,
         text=True,
         check=True,
     ).stdout
     return log.splitlines()
+
+
+def authors(root: Path, rel: str) -> list[str]:
+    """Who made each commit that changed `rel`, oldest first."""
+    return _log(root, rel, "%an")
 
 
 def subjects(root: Path, rel: str) -> list[str]:
-    log = subprocess.run(
-        ["git", "log", "--reverse", "--format=%s", "--", rel],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return log.splitlines()
+    return _log(root, rel, "%s")
 
 
 def at_head(root: Path, rel: str) -> bytes | None:

@@ -34,3 +34,19 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> set[str]:
     return {w for w in words(text) if len(w) > 2 and w not in STOPWORDS}
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut after each `.`, `!` or `?` that a space follows (plain scanning)."""
+    out: list[str] = []
+    start = 0
+    for i, ch in enumerate(text):
+        if ch in ".!?" and (i + 1 == len(text) or text[i + 1] == " "):
+            piece = text[start : i + 1].strip()
+            if piece:
+                out.append(piece)
+            start = i + 1
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return out
