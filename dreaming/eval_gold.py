@@ -5,6 +5,8 @@ file and line number, never half read."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,10 +55,15 @@ def names_key(name: str) -> str:
 
 def load_gold(path: Path) -> list[Gold]:
     try:
-        with path.open("rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        # Non-blocking, so a named pipe is refused at once instead of waited on.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         raise GoldError(f"{path}: cannot read the gold file ({e.strerror}); check the path") from e
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise GoldError(f"{path}: not a regular file; pass the gold JSONL file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
         raise GoldError(f"{path}: larger than {MAX_BYTES // 2**20} MiB; is it a gold file?")
     out: list[Gold] = []

@@ -4,6 +4,7 @@ and, with a gold file, against what a careful reader would have filed."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,15 @@ def test_a_missing_gold_file_is_one_line_and_exit_1(vault: Vault, tmp_path: Path
     )
     assert result.exit_code == 1
     assert "cannot read the gold file" in str(result.exception)
+
+
+def test_a_gold_file_that_is_a_named_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    pipe = tmp_path / "gold.jsonl"
+    os.mkfifo(pipe)
+    with pytest.raises(GoldError, match="not a regular file"):
+        load_gold(pipe)
+
+
+def test_a_folder_given_as_the_gold_file_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(GoldError, match="not a regular file"):
+        load_gold(tmp_path)
