@@ -12,9 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dreaming.stopwords import NEVER_ALONE, STOP_WORDS
 from dreaming.subjects import ARTICLES, AliasIndex, canonical
 
 MAX_CANDIDATES = 12
+VERSION = "2"
+"""Bumped when what is proposed changes, so EXTRACT judges its chunks again."""
+EARLY = 600
+"""Characters of the text that hold its opening request."""
+EARLY_BONUS = 2
 _MAX_NGRAM = 4
 """Known names longer than this many words are not looked for."""
 
@@ -44,36 +50,27 @@ def is_file_name(name: str) -> bool:
 
 
 _HOST = re.compile(r"\bhttps?://([A-Za-z0-9][A-Za-z0-9.-]{0,252})")
+_UPPER = "A-ZÀ-ÖØ-ÞА-ЯЁ"
+"""Capitals of the Latin and Cyrillic alphabets the corpus is written in."""
 _CAPITALISED = re.compile(
-    r"(?<![\w.$@/\\-])([A-Z][\w'\u2019+#-]{0,30}"
-    r"(?:[ ](?:of[ ]|for[ ]|and[ ]|de[ ])?[A-Z][\w+#-]{0,30}){0,4})"
+    rf"(?<![\w.$@/\\-])([{_UPPER}][\w'\u2019+#-]{{0,30}}"
+    rf"(?:[ ](?:of[ ]|for[ ]|and[ ]|de[ ])?[{_UPPER}][\w+#-]{{0,30}}){{0,4}})"
 )
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;{}\n]\s{0,8}|[\"'(*>#/-]\s{0,8})$")
 """Where the next word starts a sentence, a list item, a heading or a code comment."""
 
 # Kinds in the order they are trusted, with a weight each.
-_WEIGHT = {"known": 8, "package": 5, "code": 3, "name": 3, "file": 2, "host": 2}
-
-_STOP_TEXT = """a about above after again all also an and any are as at be because been before
-    being below between both but by can could did do does doing done down during each
-    few for from further had has have having he her here hers him his how i i'd i'll
-    i'm i've if in into is it it's its itself just let let's like me more most my no
-    nor not now of off on once only or other our out over own same she should so some
-    such than that that's the their them then there these they this those through to
-    too under until up very was we we'll we're we've were what when where which while
-    who whom why will with would yes you you'd you'll you're you've your okay ok sure
-    thanks thank please hi hello great good well note here's there's what's however
-    also first second next finally now then yes no maybe perhaps instead example
-    step steps option options answer question user assistant conversation model
-    thing things way ways idea ideas issue issues problem problems solution solutions
-    platform system systems tool tools code file files data function functions value
-    values error errors output input result results test tests type types list lists
-    item items name names part parts version update change changes use using used
-    monday tuesday wednesday thursday friday saturday sunday january february march
-    april may june july august september october november december today tomorrow
-    yesterday true false none null self src lib main init index readme todo fixme"""
-STOP_WORDS = frozenset(_STOP_TEXT.split())
-"""Words that are never a subject on their own, however they are capitalised."""
+_WEIGHT = {
+    "known": 8,
+    "project": 6,
+    "title": 5,
+    "package": 5,
+    "code": 3,
+    "name": 3,
+    "phrase": 3,
+    "file": 2,
+    "host": 2,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +90,15 @@ class Candidate:
         return _WEIGHT[self.kind] + min(self.count, 10)
 
 
-def propose(text: str, index: AliasIndex, limit: int = MAX_CANDIDATES) -> list[Candidate]:
-    """The `limit` best candidate subjects of `text`, best first."""
+def propose(
+    text: str, index: AliasIndex, limit: int = MAX_CANDIDATES, title: str = ""
+) -> list[Candidate]:
+    """The `limit` best candidate subjects of `text`, best first. `title` is the
+    conversation's own title, whose subject is proposed when the text names it."""
     found: dict[str, Candidate] = {}
-    for kind, surface, at in _occurrences(text, index):
+    for kind, surface, at in _occurrences(text, index, title):
         key, shown = index.resolve(surface)
-        if not _worth_judging(key, surface):
+        if kind != "known" and not _worth_judging(key, surface):
             continue
         old = found.get(key)
         if old is None:
@@ -123,16 +123,20 @@ def propose(text: str, index: AliasIndex, limit: int = MAX_CANDIDATES) -> list[C
 
 
 def _worth_judging(key: str, surface: str) -> bool:
-    if surface.casefold().replace("\u2019", "'") in STOP_WORDS:
+    if surface.casefold().replace("\u2019", "'") in NEVER_ALONE:
         return False
     words = key.split()
-    if not words or len(key) < 2 or all(w in STOP_WORDS for w in words):
+    if not words or len(key) < 2 or all(w in NEVER_ALONE for w in words):
         return False
     return not all(w.replace(".", "").isdigit() for w in words)
 
 
-def _occurrences(text: str, index: AliasIndex) -> list[tuple[str, str, int]]:
+def _occurrences(text: str, index: AliasIndex, title: str) -> list[tuple[str, str, int]]:
     out: list[tuple[str, str, int]] = list(_known(text, index))
+    prose = prose_only(text)
+    out.extend(_title_phrases(title, prose))
+    out.extend(_projects(text))
+    out.extend(_phrases(prose))
     for m in _BACKTICKED.finditer(text):
         out.extend(("code", s, m.start()) for s in _identifier(m.group(1)))
     for m in _INSTALL.finditer(text):
@@ -150,7 +154,7 @@ def _occurrences(text: str, index: AliasIndex) -> list[tuple[str, str, int]]:
         host = m.group(1).rstrip(".").lower().removeprefix("www.")
         if "." in host:
             out.append(("host", host, m.start(1)))
-    out.extend(_capitalised(text))
+    out.extend(_capitalised(prose))
     return out
 
 
@@ -212,3 +216,127 @@ def _capitalised(text: str) -> list[tuple[str, str, int]]:
         if len(words) > 1 or mixed or not starts_sentence:
             out.append(("name", phrase, m.start()))
     return out
+
+
+_PAIR = re.compile(r"(?=(?<![\w'-])([^\W\d_]{3,30}) ([^\W\d_]{3,30})(?![\w'-]))")
+PHRASE_RECURS = 3
+"""A lower-case phrase named this often is something the conversation keeps returning to."""
+
+
+def _phrases(prose: str) -> list[tuple[str, str, int]]:
+    """Two-word lower-case phrases the text keeps returning to ("token usage",
+    "plan mode"): concepts are written in lower case, so no capital finds them."""
+    seen: dict[str, list[int]] = {}
+    for m in _PAIR.finditer(prose):
+        first, second = m.group(1), m.group(2)
+        if not (first.islower() and second.islower()):
+            continue
+        if first in NEVER_ALONE or second in NEVER_ALONE:
+            continue
+        seen.setdefault(f"{first} {second}", []).append(m.start())
+    return [
+        ("phrase", phrase, at)
+        for phrase, ats in seen.items()
+        if len(ats) >= PHRASE_RECURS
+        for at in ats
+    ]
+
+
+_TITLE_WORD = re.compile(r"[\w'\u2019+#.-]{1,64}|[^\w\s]")
+_TITLE_MAX_WORDS = 8
+"""A longer title is the first message cut short, not a title someone gave."""
+
+
+def _title_phrases(title: str, prose: str) -> list[tuple[str, str, int]]:
+    """The subjects a conversation's own title names, where its text names them too:
+    each run of the title's words between function words and punctuation, cut where
+    capitals start or stop ("Research | Claude Code | plan mode")."""
+    if not title or title.rstrip().endswith(("…", "...")) or len(title.split()) > _TITLE_MAX_WORDS:
+        return []
+    haystack = f" {canonical(prose)} "
+    out: list[tuple[str, str, int]] = []
+    for run in _title_runs(title):
+        # "plan mode" as written, else without a generic end ("Research", "comparison").
+        for words in (run, _trimmed(run)):
+            phrase = " ".join(words)
+            times = haystack.count(f" {canonical(phrase)} ") if 0 < len(words) <= _MAX_NGRAM else 0
+            if times >= (1 if len(words) > 1 else 2):
+                out.extend(("title", phrase, 0) for _ in range(min(times, 10)))
+                break
+    return out
+
+
+def _trimmed(run: list[str]) -> list[str]:
+    start, end = 0, len(run)
+    while start < end and run[start].casefold() in NEVER_ALONE:
+        start += 1
+    while end > start and run[end - 1].casefold() in NEVER_ALONE:
+        end -= 1
+    return run[start:end]
+
+
+def _title_runs(title: str) -> list[list[str]]:
+    tokens = [t.rstrip(".") for t in _TITLE_WORD.findall(title)]
+    runs: list[list[str]] = [[]]
+    previous: bool | None = None
+    for i, token in enumerate(tokens):
+        if not token or not token[0].isalnum() or token.casefold() in STOP_WORDS:
+            runs.append([])
+            previous = None
+            continue
+        capital = token[0].isupper()
+        if i == 0 and capital and len(tokens) > 1 and tokens[1][:1].islower():
+            capital = False  # a sentence's first word is capitalised anyway
+        if previous is not None and capital != previous:
+            runs.append([])
+        runs[-1].append(token)
+        previous = capital
+    return [r for r in runs if r]
+
+
+_HOME_PATH = re.compile(r"/(?:Users|home)/[\w.-]{1,64}/((?:[\w.@+-]{1,100}/){1,3})")
+_NOT_PROJECT_DIRS = frozenset(
+    {
+        *("workspace", "workspaces", "projects", "project", "code", "dev", "development"),
+        *("src", "source", "sources", "repos", "repo", "git", "github", "gitlab", "work"),
+        *("documents", "desktop", "downloads", "tmp", "temp", "sandbox", "lib", "library"),
+        *("go", "python", "node_modules", "venv", "env", "bin", "opt", "var", "usr", "local"),
+    }
+)
+"""Folders that hold projects, not projects."""
+PROJECT_RECURS = 3
+
+
+def _projects(text: str) -> list[tuple[str, str, int]]:
+    """The folder under the person's home that the paths of the text keep naming: the
+    project a coding session works in (`/Users/me/workspace/<project>/…`)."""
+    seen: dict[str, list[int]] = {}
+    for m in _HOME_PATH.finditer(text):
+        for folder in m.group(1).split("/"):
+            if folder and folder[0] != "." and folder.casefold() not in _NOT_PROJECT_DIRS:
+                seen.setdefault(folder, []).append(m.start(1))
+                break
+    return [
+        ("project", folder, at)
+        for folder, ats in seen.items()
+        if len(ats) >= PROJECT_RECURS
+        for at in ats
+    ]
+
+
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
+
+
+def prose_only(text: str) -> str:
+    """`text` with fenced code and the agent's tool-call lines blanked (same length, so
+    offsets still point into `text`): a capital or a phrase there is syntax or a log,
+    not a name the conversation uses."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines(keepends=True):
+        m = _FENCE.match(line)
+        blank = fence is not None or m is not None or line.lstrip().startswith("[tool")
+        if m is not None:
+            fence = None if fence == m.group(1) else (fence or m.group(1))
+        out.append("".join(ch if ch == "\n" else " " for ch in line) if blank else line)
+    return "".join(out)

@@ -23,10 +23,10 @@ from typing import Any, Protocol
 from dreaming.article import Section
 from dreaming.article.document import tail_rank
 from dreaming.article.titles import heading_key
-from dreaming.candidates import STOP_WORDS
 from dreaming.candidates import propose as propose_candidates
 from dreaming.errors import DreamingError
 from dreaming.query import Result
+from dreaming.stopwords import STOP_WORDS
 from dreaming.subjects import AliasIndex, canonical
 from dreaming.vault import Vault
 

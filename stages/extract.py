@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 
+from dreaming.candidates import VERSION as CANDIDATES_VERSION
 from dreaming.candidates import Candidate, propose
 from dreaming.ledger import article_index, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
@@ -68,12 +69,22 @@ class ExtractStage:
         patterns = ignore_patterns(ctx.policy.text("Topics_to_Ignore"))
         for chunk, messages in chunks.in_order_with_messages(ctx.ledger):
             text = full_text(messages)
+            title = conversations.title(ctx.ledger, chunk.conv_id)
             # What the ignore list means for this chunk, not the whole page: a pattern
             # added for one topic redoes only the chunks it matches.
             ignore = "ignored" if ignored(chunk.label, patterns) else "kept"
             digest = hashlib.sha256(
                 "\x00".join(
-                    (text, entities, ignore, prompt.VERSION, ctx.settings.model, str(TOTAL_CHARS))
+                    (
+                        text,
+                        title,
+                        entities,
+                        ignore,
+                        prompt.VERSION,
+                        CANDIDATES_VERSION,
+                        ctx.settings.model,
+                        str(TOTAL_CHARS),
+                    )
                 ).encode("utf-8")
             ).hexdigest()
             yield Unit(chunk.id, digest, chunk.label)
@@ -88,7 +99,8 @@ class ExtractStage:
                 subjects.forget_mentions(ctx.ledger, chunk.id)
             return UnitResult("done", "its topic is in Meta/Topics_to_Ignore.md")
         messages = _messages(ctx, chunk)
-        candidates = propose(full_text(messages), self._alias_index(ctx))
+        title = conversations.title(ctx.ledger, chunk.conv_id)
+        candidates = propose(full_text(messages), self._alias_index(ctx), title=title)
         text = chunk_text(messages)
         try:
             # No candidate, no question: the model is not even loaded.

@@ -13,8 +13,8 @@ from tests.support import best_seconds
 NO_INDEX = AliasIndex()
 
 
-def keys(text: str, index: AliasIndex = NO_INDEX, limit: int = 50) -> list[str]:
-    return [c.key for c in propose(text, index, limit)]
+def keys(text: str, index: AliasIndex = NO_INDEX, limit: int = 50, title: str = "") -> list[str]:
+    return [c.key for c in propose(text, index, limit, title=title)]
 
 
 def test_backticked_identifiers_are_candidates() -> None:
@@ -88,6 +88,81 @@ def test_candidates_are_capped() -> None:
     assert len(propose(text, NO_INDEX)) == MAX_CANDIDATES
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Het is een goed plan. De Vraag blijft.",
+        "Die Frage ist gut. Der Plan steht.",
+        "Les options sont claires. Une Idée suffit.",
+        "Los pasos son claros. Una Opción basta.",
+        "Это хороший план. Для Работы.",
+    ],
+)
+def test_sentence_initial_function_words_of_five_languages_are_not_candidates(text: str) -> None:
+    assert not {"het", "de vraag", "die", "der", "les", "une", "los", "una", "это", "для"} & set(
+        keys(text)
+    )
+
+
+def test_diagram_keywords_in_a_fenced_block_are_not_candidates() -> None:
+    text = "Here is the chart:\n```mermaid\ngraph TD\n  Start --> End\n  A[Load] --> B\n```\n"
+    assert keys(text) == []
+
+
+def test_syntax_keywords_written_in_prose_are_not_candidates() -> None:
+    assert keys("Then we wrote SELECT and GROUP, then End, with TD.") == []
+
+
+def test_generic_nouns_in_capitals_are_not_candidates() -> None:
+    assert keys("Now the Explanation. Then Science, Order and Generate a URL.") == []
+
+
+def test_the_agents_tool_call_lines_name_no_candidate() -> None:
+    text = "Let me look.\n[tool: TodoWrite — 5 items]\n[tool: MultiEdit — a.txt]\nDone."
+    assert keys(text) == []
+
+
+def test_a_lower_case_phrase_the_text_keeps_returning_to_is_a_candidate() -> None:
+    text = (
+        "I want token usage per project. Sum the token usage of each session, "
+        "then show the token usage on the index."
+    )
+    assert "token usage" in keys(text)
+
+
+def test_a_lower_case_phrase_named_twice_is_not() -> None:
+    assert "token usage" not in keys("Show token usage. Also token usage totals.")
+
+
+def test_the_titles_subject_is_a_candidate_when_the_text_names_it() -> None:
+    text = "How does plan mode work? In plan mode the agent only reads."
+    assert "plan mode" in keys(text, title="Research Claude Code plan mode")
+
+
+def test_a_title_the_text_never_names_proposes_nothing() -> None:
+    assert keys("Hello there, how are you?", title="Quantum chromodynamics") == []
+
+
+def test_a_title_cut_from_the_first_message_is_not_read_as_a_title() -> None:
+    text = "please fix the dashed line. The dashed line is red."
+    assert "dashed line" not in keys(text, title="please fix the dashed line. The dash…")
+
+
+def test_the_project_folder_the_paths_keep_naming_is_a_candidate() -> None:
+    text = "\n".join(
+        f"[tool: Read — /Users/dain/workspace/claude-code-log/src/{name}.py]"
+        for name in ("parser", "renderer", "cli")
+    )
+    found = propose(text, NO_INDEX)
+    project = [c for c in found if c.key == "claude code log"]
+    assert project
+    assert project[0].kind == "project"
+
+
+def test_a_folder_named_once_is_not_a_project() -> None:
+    assert "scratch" not in keys("See /home/me/scratch/notes.txt for it.")
+
+
 N = 2000
 FLOOR_S = 0.05
 MAX_RATIO = 64.0
@@ -104,6 +179,10 @@ CASES: dict[str, Callable[[int], str]] = {
     "apostrophes": lambda n: "A'" * n,
     "known words": lambda n: "alias 1 " * n,
     "sentence ends": lambda n: ". A" * n,
+    "lower-case pairs": lambda n: "plan mode " * n,
+    "home paths": lambda n: "/Users/me/" + "a/" * n,
+    "fences": lambda n: "```\n" * n,
+    "tool lines": lambda n: "[tool: X]\n" * n,
 }
 
 

@@ -83,6 +83,12 @@ def get(ledger: Ledger, conv_id: str) -> Stored | None:
     return None if row is None else Stored(*row)
 
 
+def title(ledger: Ledger, conv_id: str) -> str:
+    """The conversation's title as its source gave it ("" when it has none)."""
+    row = ledger.db.execute("SELECT title FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+    return str(row[0]) if row is not None and row[0] else ""
+
+
 def known_hash8s(ledger: Ledger, hash8s: Iterable[str]) -> set[str]:
     """Those of `hash8s` that name a stored conversation (what a citation's `conv:HASH` is)."""
     wanted = sorted(set(hash8s))
