@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from dreaming.article import build, claims, normalize, stem_for_title
 from dreaming.article.titles import HEADING_CHARS
-from dreaming.article.words import sentences
+from dreaming.article.words import content_words, sentences
 from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Lines, ModelCallError, TextModel
 from stages import proto, specifics
@@ -32,6 +32,8 @@ HEADING = Lines(max_lines=1, max_chars=HEADING_CHARS)
 PARAGRAPH = Lines(max_lines=1, max_chars=480)
 """One line of plain prose, about three sentences: constrained decoding stops a ramble
 here, and the sentence it cuts is dropped (proto.clean_draft)."""
+MIN_NEW_WORDS = 2
+"""Content words the drafts must hold beyond the title's: fewer is no article yet."""
 LEAD_SENTENCES = 2
 LEAD_NOTES = 3
 """The drafted paragraphs the lead reads: the first of each of the first sections."""
@@ -127,6 +129,9 @@ def create(
             sections.append(_Section(heading, drafted, code))
     if not sections:
         return f"no excerpt gave a usable paragraph ({len(sources)} tried)"
+    said = set().union(*(content_words(p) for sec in sections for p, _ in sec.paragraphs))
+    if len(said - content_words(title)) < MIN_NEW_WORDS and not any(s.code for s in sections):
+        return "the drafts say nothing beyond the title"
     notes = [sec.paragraphs[0] for sec in sections[:LEAD_NOTES]]
     answer = ask(
         prompt.LEAD_SYSTEM, prompt.lead(title, [p for p, _ in notes], language.name), PARAGRAPH

@@ -33,7 +33,7 @@ from dreaming.ledger import (
     unit_policy,
     work,
 )
-from dreaming.model import BudgetExhausted, MeteredModel, TextModel
+from dreaming.model import BudgetExhausted, MeteredModel, ModelUnavailable, TextModel
 from dreaming.policy import Policy
 from dreaming.reindex import reindex
 from dreaming.vault import OwnWrites, Vault, checksum
@@ -161,6 +161,12 @@ def run_stage(
             report.budget_spent = str(e)
             report.left += len(todo) - i
             break
+        except ModelUnavailable as e:
+            # Every unit would fail the same way: the night stops here, nothing recorded
+            # against this unit, and says the one command that fixes it.
+            report.model_unavailable = _reason(e)
+            report.left += len(todo) - i
+            break
         except Exception as e:
             result = UnitResult("failed", _reason(e))
         if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {unit.label or unit.key}"):
@@ -284,7 +290,8 @@ def _night(
                     stage, ctx, limit=limit, progress=progress, since_policy=since_policy, stop=stop
                 )
             )
-            if report.stages[-1].budget_spent or (stop is not None and stop()):
+            last = report.stages[-1]
+            if last.budget_spent or last.model_unavailable or (stop is not None and stop()):
                 break
     except KeyboardInterrupt:
         _finish(app, report, writer, "interrupted", now, clock)
@@ -296,7 +303,8 @@ def _night(
         if not app.settings.keep_model_resident:
             app.unload_model()
     stopped = stop is not None and stop()
-    _finish(app, report, writer, "interrupted" if stopped else "ok", now, clock)
+    status: runs.RunStatus = "interrupted" if stopped else "ok"
+    _finish(app, report, writer, "failed" if report.model_unavailable else status, now, clock)
     return report
 
 

@@ -45,6 +45,8 @@ class StageReport:
     `update X`: the articles a run would write)."""
     commits: int = 0
     budget_spent: str | None = None
+    model_unavailable: str | None = None
+    """Why the model could not load: the stage stopped at its first unit that asked."""
     failures: list[tuple[str, str]] = field(default_factory=list)
     """(unit, one-line reason) of every failed or rejected unit."""
 
@@ -113,6 +115,10 @@ class NightReport:
         return next((s.budget_spent for s in self.stages if s.budget_spent), None)
 
     @property
+    def model_unavailable(self) -> str | None:
+        return next((s.model_unavailable for s in self.stages if s.model_unavailable), None)
+
+    @property
     def failures(self) -> int:
         return sum(s.failed for s in self.stages) + len(self.ingest.failed)
 
@@ -171,6 +177,8 @@ def section(report: NightReport) -> str:
             f"Backlog: {report.backlog} conversations not yet synthesized; the next nights "
             "take them, oldest first."
         )
+    if report.model_unavailable:
+        lines.append(f"Stopped: the model could not load: {_plain(report.model_unavailable)}")
     if report.budget_spent:
         left = sum(s.left for s in report.stages)
         lines.append(

@@ -20,7 +20,7 @@ from dreaming.article import parse, title_for_stem
 from dreaming.article.queries import footnote_defs
 from dreaming.audit import SCHEMAS_PAGE, schema_kinds
 from dreaming.errors import PolicyError, RefusedFileError, UnsafePathError
-from dreaming.ledger import buckets, woven
+from dreaming.ledger import buckets, subjects, woven
 from dreaming.ledger.buckets import CAPTURED
 from dreaming.ledger.woven import Target
 from dreaming.model import ModelCallError
@@ -158,7 +158,13 @@ def _create(
     except ModelCallError as e:
         return UnitResult("failed", str(e))
     if not isinstance(made, Created):
-        return UnitResult("failed", made)
+        # Nothing true to say yet is an answer for this input, not a failure to retry:
+        # the subject stays captured, and its excerpts are asked about again only when
+        # a conversation brings more (this unit's input then changes).
+        def recapture() -> None:
+            subjects.unfile(ctx.ledger, stem)
+
+        return UnitResult("done", f"no article yet ({made}); the subject stays captured", recapture)
     notes = []
     if made.left_out:
         notes.append(f"{len(made.left_out)} of {len(sources)} excerpts left for the next run")

@@ -348,6 +348,17 @@ def test_no_usable_draft_at_all_is_a_reason_not_an_article(
     assert result == "no excerpt gave a usable paragraph (1 tried)"
 
 
+def test_drafts_that_say_nothing_beyond_the_title_are_a_reason_not_an_article(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    title = "Kettle Scale"
+    answers = create_script(
+        title, [KETTLE], [("Descaling", [0])], ["The kettle scale."], lead="Kettle scale."
+    )
+    result = create(scripted_model(answers), title, [KETTLE], aliases=[], kinds=KINDS, unit="u")
+    assert result == "the drafts say nothing beyond the title"
+
+
 def test_prompts_show_only_schematic_slots_and_say_not_to_copy_them() -> None:
     for system in (prompt.HEADING_SYSTEM, prompt.DRAFT_SYSTEM, prompt.LEAD_SYSTEM):
         assert prompt.NO_COPY in system

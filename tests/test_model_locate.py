@@ -18,8 +18,10 @@ def test_a_preset_not_installed_says_how_to_install_it(
 ) -> None:
     with pytest.raises(ModelError) as caught:
         locate("smollm2-135m", tmp_path)
+    fmt = "mlx" if locate is mlx_weights else "gguf"
     assert str(caught.value) == (
-        "model preset smollm2-135m is not installed; run: dreaming model install smollm2-135m"
+        f"model preset smollm2-135m is not installed as {fmt}; "
+        f"run: dreaming model install smollm2-135m --format {fmt}"
     )
 
 

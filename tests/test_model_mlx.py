@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import ModelError
-from dreaming.model import ModelCallError, install, load
+from dreaming.model import ModelCallError, ModelUnavailable, install, load
 from dreaming.model.backends.gguf import engine_name
 from dreaming.model.backends.mlx import MlxModel
 from dreaming.model.backends.scripted import ScriptedModel
@@ -34,7 +34,8 @@ SYSTEM = "You are a helpful assistant. Answer in one short sentence."
 def test_a_missing_preset_says_how_to_install_it(tmp_path: Path) -> None:
     model = load("mlx:qwen2.5-coder-0.5b", cache_dir=tmp_path)
     with pytest.raises(
-        ModelError, match=r"not installed; run: dreaming model install qwen2.5-coder-0.5b$"
+        ModelUnavailable,
+        match=r"not installed as mlx; run: dreaming model install qwen2.5-coder-0.5b --format mlx$",
     ):
         model.complete("extract", None, "hi")
 

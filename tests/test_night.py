@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +106,21 @@ def test_a_night_s_new_articles_are_indexed_for_status_and_the_next_night(
     with Ledger(vault.ledger_path) as db:
         assert status(db)["articles"] == 1
         assert ("sourdough bread", "Sourdough Bread") in article_index.alias_titles(db)
+
+
+def test_a_night_whose_model_cannot_load_stops_at_once_failed_and_says_the_fix(
+    vault: Vault, tmp_path: Path
+) -> None:
+    drop(vault, "talk.md", TALK)
+    missing = tmp_path / "nowhere.gguf"
+    with App(vault, replace(Settings(vault=vault.root), model=f"gguf:{missing}")) as app:
+        report = run_night(app)
+        failed_units = app.ledger.db.execute(
+            "SELECT count(*) FROM work WHERE status = 'failed'"
+        ).fetchone()[0]
+    assert report.status == "failed"
+    assert report.model_unavailable is not None
+    assert "no such preset" in report.model_unavailable
+    assert failed_units == 0
+    assert sum(s.failed for s in report.stages) == 0
+    assert len(report.stages) == 1

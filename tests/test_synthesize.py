@@ -11,7 +11,7 @@ import pytest
 
 from dreaming.article import build, check, parse, problems
 from dreaming.audit import audit
-from dreaming.ledger import Ledger, buckets, runs, woven
+from dreaming.ledger import Ledger, buckets, runs, subjects, woven
 from dreaming.model import BudgetExhausted
 from dreaming.vault import Vault, checksum
 from stages import update
@@ -131,27 +131,51 @@ def test_a_heading_answered_with_prose_gives_way_to_one_made_from_the_label(
     ["x" * 4000, "", "## Heading\n\n- a list [^1]", "Write one to three sentences for this."],
     ids=["ramble", "empty", "markup-only", "prompt-echo"],
 )
-def test_a_garbage_draft_is_a_failed_unit_that_writes_nothing(
+def test_a_garbage_draft_writes_nothing_and_leaves_the_subject_captured(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory, garbage: str
 ) -> None:
+    chunk = _one_talk_garbage(ledger)
+    answers = _garbage_answers(ledger, chunk, garbage)
+    report = run_stage(SynthesizeStage(), context(vault, ledger, scripted_model(answers)))
+    assert (report.done, report.failed, report.commits) == (1, 0, 0)
+    assert not article(vault).exists()
+    assert woven.into(ledger, [chunk]) == set()
+    rye = subjects.get(ledger, "rye flour")
+    assert rye is not None
+    assert (rye.status, rye.article_stem) == ("captured", None)
+    assert audit(vault, ledger).violations == []
+
+
+def _one_talk_garbage(ledger: Ledger) -> str:
     (chunk,) = [seed(ledger, STARTER)]
     story(ledger, "baking rye bread", [chunk])
     article_subject(ledger, "rye flour", "Rye_Flour", [chunk])
+    return chunk
+
+
+def _garbage_answers(ledger: Ledger, chunk: str, garbage: str) -> list[Answer]:
     (source,) = load(ledger, [chunk])
-    answers = [
+    return [
         Answer("synthesize", prompt.heading(TITLE, [source.label]), "Feeding the starter",
                prompt.HEADING_SYSTEM),
         Answer("synthesize", prompt.draft(TITLE, "Feeding the starter", source.text), garbage,
                prompt.DRAFT_SYSTEM),
     ]  # fmt: skip
-    report = run_stage(SynthesizeStage(), context(vault, ledger, scripted_model(answers)))
-    assert (report.failed, report.commits) == (1, 0)
-    assert not article(vault).exists()
-    assert woven.into(ledger, [chunk]) == set()
-    assert [b.id for b in buckets.with_delta(ledger)] != []
 
 
-def test_a_garbage_lead_is_a_failed_unit_that_writes_nothing(
+def test_a_subject_with_nothing_to_say_is_not_asked_again_on_the_same_excerpts(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    chunk = _one_talk_garbage(ledger)
+    model = Counting(scripted_model(_garbage_answers(ledger, chunk, "x" * 4000)))
+    run_stage(SynthesizeStage(), context(vault, ledger, model))
+    first = model.calls
+    again = run_stage(SynthesizeStage(), context(vault, ledger, model))
+    assert first > 0
+    assert (model.calls - first, again.attempted, again.commits) == (0, 0, 0)
+
+
+def test_a_garbage_lead_writes_nothing_and_leaves_the_subject_captured(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
     _, sources = two_talks(ledger)
@@ -159,8 +183,9 @@ def test_a_garbage_lead_is_a_failed_unit_that_writes_nothing(
     user = prompt.lead(TITLE, list(DRAFTS))
     answers.append(Answer("synthesize", user, "<Title> is a <kind>.", prompt.LEAD_SYSTEM))
     report = run_stage(SynthesizeStage(), context(vault, ledger, scripted_model(answers)))
-    assert report.failed == 1
+    assert (report.done, report.failed) == (1, 0)
     assert not article(vault).exists()
+    assert audit(vault, ledger).violations == []
 
 
 def test_an_excerpt_whose_draft_is_refused_waits_for_the_next_run_while_the_rest_is_written(

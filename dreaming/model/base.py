@@ -85,6 +85,11 @@ fails the first call, which the pipeline records against that unit. Raises the s
 one-line ModelError (not installed, damaged, unknown)."""
 
 
+class ModelUnavailable(ModelError):
+    """The model cannot load (not installed, damaged, wrong for this machine): every
+    call would fail the same way, so a run stops at once instead of failing each unit."""
+
+
 class ModelCallError(ModelError):
     """One call failed after the model ran (runaway, empty answer): carries what it cost."""
 
@@ -219,7 +224,7 @@ class InProcessModel:
     def warm(self) -> None:
         """Load now rather than on the first call."""
         with self._lock:
-            self._ensure_loaded()
+            self._load()
 
     def complete(
         self,
@@ -231,8 +236,16 @@ class InProcessModel:
         constraint: Constraint | None = None,
     ) -> Completion:
         with self._lock:
-            self._ensure_loaded()
+            self._load()
             return self._complete(stage, system, user, constraint)
+
+    def _load(self) -> None:
+        try:
+            self._ensure_loaded()
+        except ModelError as e:
+            if isinstance(e, ModelUnavailable):
+                raise
+            raise ModelUnavailable(str(e)) from e
 
     def _ensure_loaded(self) -> object:
         raise NotImplementedError

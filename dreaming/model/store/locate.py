@@ -17,9 +17,12 @@ def _repair(preset: str) -> str:
     return f"repair it with: dreaming model install {preset}"
 
 
-def _not_installed(preset: str) -> ModelError:
+def _not_installed(preset: str, fmt: str) -> ModelError:
+    # The format is named: `model install` alone installs the configured spec's, which
+    # may be the other one (a --model mlx:... on a vault set to gguf:...).
     return ModelError(
-        f"model preset {preset} is not installed; run: dreaming model install {preset}"
+        f"model preset {preset} is not installed as {fmt}; "
+        f"run: dreaming model install {preset} --format {fmt}"
     )
 
 
@@ -28,7 +31,7 @@ def mlx_weights(target: str, cache_dir: Path | None = None) -> Weights:
     if target in PRESETS:
         folder = installed_mlx_folder(PRESETS[target], cache_dir)
         if folder is None:
-            raise _not_installed(target)
+            raise _not_installed(target, "mlx")
         check_mlx_folder(folder, _repair(target))
         return Weights(str(folder), _repair(target))
     path = Path(target).expanduser()
@@ -53,7 +56,7 @@ def gguf_weights(target: str, cache_dir: Path | None = None) -> Weights:
     if target in PRESETS:
         path = installed_gguf(PRESETS[target], cache_dir)
         if path is None:
-            raise _not_installed(target)
+            raise _not_installed(target, "gguf")
         return Weights(str(path), _repair(target))
     path = Path(target).expanduser()
     if path.is_file():
