@@ -150,7 +150,12 @@ def create(
     if not framed.text:
         return "no sentence of the lead the model wrote is held by its excerpts"
     lead_text = proto.lead_sentences(framed.text, body, LEAD_SENTENCES)
-    numbers = _numbers([s for _, s in notes], sections)
+    drafted_from = [s for sec in sections for _, s in sec.paragraphs]
+    if len(body) == 1 and proto.retold(body[0], lead_text):
+        # A stub: its one paragraph said again under a heading reads twice. What only
+        # the section holds (the code it ended on) stays under it.
+        sections = [_Section(sec.heading, [], sec.code) for sec in sections if sec.code]
+    numbers = _numbers([s for _, s in notes], drafted_from)
     cited = [numbers[s.chunk_id] for _, s in notes]
     infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)
     article = build(
@@ -159,25 +164,24 @@ def create(
         sections=[(sec.heading, sec.body(numbers)) for sec in sections],
         infobox=infobox,
         footnotes=sorted(
-            (s.footnote(numbers[s.chunk_id]) for sec in sections for _, s in sec.paragraphs),
-            key=lambda f: f.number,
+            (s.footnote(numbers[s.chunk_id]) for s in drafted_from), key=lambda f: f.number
         ),
     )
     return Created(
         text=normalize(article, stem=stem_for_title(title)),
-        woven=[s.chunk_id for sec in sections for _, s in sec.paragraphs],
+        woven=[s.chunk_id for s in drafted_from],
         left_out=left_out,
         calls=ask.calls,
-        paragraphs=sum(len(sec.paragraphs) for sec in sections),
+        paragraphs=len(body),
         dropped=dropped,
     )
 
 
-def _numbers(lead: Sequence[Source], sections: Sequence[_Section]) -> dict[str, int]:
+def _numbers(lead: Sequence[Source], drafted: Sequence[Source]) -> dict[str, int]:
     """Each drafted source's footnote number, in order of first citation: the lead's
     sources, then the sections' (the order NORMALIZE keeps)."""
     numbers: dict[str, int] = {}
-    for s in [*lead, *(s for sec in sections for _, s in sec.paragraphs)]:
+    for s in [*lead, *drafted]:
         numbers.setdefault(s.chunk_id, len(numbers) + 1)
     return numbers
 

@@ -224,6 +224,17 @@ REPEAT = 0.8
 """Share of a lead sentence's content words a body sentence already holds: a repeat."""
 
 
+def retold(paragraph: str, lead: str) -> bool:
+    """Whether every sentence of `paragraph` is one the lead already says (`REPEAT` of
+    its content words in one lead sentence)."""
+    said = [content_words(s) for s in sentences(lead)]
+    for sentence in sentences(paragraph):
+        own = content_words(sentence)
+        if own and not any(len(own & s) >= REPEAT * len(own) for s in said):
+            return False
+    return True
+
+
 def lead_sentences(lead: str, body: Sequence[str], limit: int) -> str:
     """The lead's first `limit` sentences, less those past the first that only repeat a
     body sentence (a small model asked for a lead retells its notes)."""

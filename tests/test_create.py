@@ -224,12 +224,13 @@ def test_the_code_an_excerpt_ended_on_stands_whole_under_its_paragraph(
         "user: a script to descale?\n\nassistant: Run this:\n```sh\ndescale --acid vinegar\n```",
     )
     answers = create_script(
-        TITLE, [fixed], [("Descaling", [0])], ["A script descales it."], lead="Thing A is a kettle."
-    )
+        TITLE, [fixed], [("Descaling", [0])], ["A script descales it. It takes vinegar."],
+        lead="Thing A is a kettle.",
+    )  # fmt: skip
     result = made(scripted_model, answers, fixed)
     article = parse(result.text)
     assert article.sections[0].body == (
-        "A script descales it.[^1]\n\n```sh\ndescale --acid vinegar\n```"
+        "A script descales it. It takes vinegar.[^1]\n\n```sh\ndescale --acid vinegar\n```"
     )
     assert problems(article, stem="Thing_A") == []
     assert check(None, result.text, stem="Thing_A").ok
@@ -346,6 +347,52 @@ def test_no_usable_draft_at_all_is_a_reason_not_an_article(
     ]  # fmt: skip
     result = create(scripted_model(answers), TITLE, [KETTLE], aliases=[], kinds=KINDS, unit="u")
     assert result == "no excerpt gave a usable paragraph (1 tried)"
+
+
+def test_a_stub_whose_lead_says_its_one_paragraph_is_the_lead_alone(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    answers = create_script(
+        TITLE, [KETTLE], [("Descaling", [0])], ["Vinegar boiled in the kettle removes scale."],
+        lead="Thing A: vinegar boiled in the kettle removes scale.",
+    )  # fmt: skip
+    result = made(scripted_model, answers, KETTLE)
+    article = parse(result.text)
+    assert "removes scale.[^1]" in article.lead
+    assert "## Descaling" not in result.text
+    assert result.text.count("removes scale") == 1
+    assert problems(article, stem="Thing_A") == []
+    assert check(None, result.text, stem="Thing_A").ok
+
+
+def test_a_stub_keeps_the_code_its_excerpt_ended_on_under_its_heading(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    fixed = source(
+        4,
+        "descaling script",
+        "user: a script to descale?\n\nassistant: Run this:\n```sh\ndescale --acid vinegar\n```",
+    )
+    answers = create_script(
+        TITLE, [fixed], [("Descaling", [0])], ["A script descales it."], lead="Thing A is a kettle."
+    )
+    result = made(scripted_model, answers, fixed)
+    article = parse(result.text)
+    assert article.lead.startswith("A script descales it.[^1]")
+    assert article.sections[0].body == "```sh\ndescale --acid vinegar\n```"
+    assert check(None, result.text, stem="Thing_A").ok
+
+
+def test_a_paragraph_the_lead_says_only_in_part_keeps_its_section(
+    scripted_model: ScriptedModelFactory,
+) -> None:
+    answers = create_script(
+        TITLE, [KETTLE], [("Descaling", [0])],
+        ["Vinegar boiled in the kettle removes scale. Rinse the kettle after boiling."],
+        lead="Thing A: vinegar boiled in the kettle removes scale.",
+    )  # fmt: skip
+    result = made(scripted_model, answers, KETTLE)
+    assert "## Descaling" in result.text
 
 
 def test_drafts_that_say_nothing_beyond_the_title_are_a_reason_not_an_article(
