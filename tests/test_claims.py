@@ -50,6 +50,19 @@ def test_a_choice_the_person_never_stated_is_dropped_with_the_reason() -> None:
     ]
 
 
+@pytest.mark.parametrize("opening", ["It", "They also", "This"])
+def test_a_paragraph_opening_with_a_pronoun_loses_that_sentence(opening: str) -> None:
+    first = f"{opening} boils vinegar and water in the kettle."
+    result = claims.keep_supported([first, "Vinegar and water descale a kettle."], ASKED_ONLY)
+    assert result.text == "Vinegar and water descale a kettle."
+    assert "opens mid-thought" in result.dropped[0][1]
+
+
+def test_a_pronoun_after_the_first_kept_sentence_stands() -> None:
+    said = ["Vinegar and water descale a kettle.", "It takes a boil and a rinse."]
+    assert claims.keep_supported(said, ASKED_ONLY).text == " ".join(said)
+
+
 def test_a_choice_the_person_stated_stands() -> None:
     excerpt = "user: I chose vinegar over citric acid\n\nassistant: vinegar works well"
     assert kept("The user chose vinegar over citric acid.", excerpt)

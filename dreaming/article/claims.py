@@ -83,7 +83,8 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     for sentence in sentences:
         plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
         why = (
-            invented_frame(plain, said)
+            (None if kept else opens_mid_thought(plain))
+            or invented_frame(plain, said)
             or restates_option(plain, options)
             or unsupported(plain, held, numbers, skip)
         )
@@ -92,6 +93,35 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
         else:
             dropped.append((sentence, why))
     return Kept(" ".join(kept), dropped)
+
+
+_PRONOUNS = frozenset(
+    [
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "these",
+        "those",
+        "he",
+        "she",
+        "his",
+        "her",
+        "that",
+        "such",
+        "both",
+    ]
+)
+
+
+def opens_mid_thought(sentence: str) -> str | None:
+    """Why a paragraph cannot open with `sentence`: a pronoun first ("It supports …",
+    "They also focus on …") points back to something the article never said, and
+    under another title it names another thing."""
+    first = sentence.split(maxsplit=1)[0].strip(",.:;").casefold() if sentence.split() else ""
+    return f"opens mid-thought ({first!r} names nothing before it)" if first in _PRONOUNS else None
 
 
 def unsupported(sentence: str, held: set[str], numbers: set[str], skip: set[str]) -> str | None:
