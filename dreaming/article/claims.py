@@ -95,25 +95,10 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     return Kept(" ".join(kept), dropped)
 
 
-_PRONOUNS = frozenset(
-    [
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "this",
-        "these",
-        "those",
-        "he",
-        "she",
-        "his",
-        "her",
-        "that",
-        "such",
-        "both",
-    ]
-)
+_PRONOUNS = frozenset((
+    "it", "its", "they", "them", "their", "this", "these", "those", "he", "she", "his",
+    "her", "that", "such", "both",
+))  # fmt: skip
 
 
 def opens_mid_thought(sentence: str) -> str | None:
