@@ -234,12 +234,7 @@ def _phrases(prose: str) -> list[tuple[str, str, int]]:
         if first in NEVER_ALONE or second in NEVER_ALONE:
             continue
         seen.setdefault(f"{first} {second}", []).append(m.start())
-    return [
-        ("phrase", phrase, at)
-        for phrase, ats in seen.items()
-        if len(ats) >= PHRASE_RECURS
-        for at in ats
-    ]
+    return _recurring("phrase", seen, PHRASE_RECURS)
 
 
 _TITLE_WORD = re.compile(r"[\w'\u2019+#.-]{1,64}|[^\w\s]")
@@ -316,12 +311,12 @@ def _projects(text: str) -> list[tuple[str, str, int]]:
             if folder and folder[0] != "." and folder.casefold() not in _NOT_PROJECT_DIRS:
                 seen.setdefault(folder, []).append(m.start(1))
                 break
-    return [
-        ("project", folder, at)
-        for folder, ats in seen.items()
-        if len(ats) >= PROJECT_RECURS
-        for at in ats
-    ]
+    return _recurring("project", seen, PROJECT_RECURS)
+
+
+def _recurring(kind: str, seen: dict[str, list[int]], times: int) -> list[tuple[str, str, int]]:
+    """Every occurrence of the names in `seen` found at least `times` times."""
+    return [(kind, name, at) for name, ats in seen.items() if len(ats) >= times for at in ats]
 
 
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")

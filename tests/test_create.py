@@ -39,6 +39,11 @@ KETTLE_AGAIN = source(
     "kettle scale comes back",
     "user: the scale came back in the kettle\n\nassistant: descale the kettle with vinegar",
 )
+SCRIPT = source(
+    4,
+    "descaling script",
+    "user: a script to descale?\n\nassistant: Run this:\n```sh\ndescale --acid vinegar\n```",
+)
 GARDEN = source(
     3,
     "planting tomatoes in spring",
@@ -218,16 +223,11 @@ def test_a_drafted_choice_the_person_never_made_is_not_written_and_is_counted(
 def test_the_code_an_excerpt_ended_on_stands_whole_under_its_paragraph(
     scripted_model: ScriptedModelFactory,
 ) -> None:
-    fixed = source(
-        4,
-        "descaling script",
-        "user: a script to descale?\n\nassistant: Run this:\n```sh\ndescale --acid vinegar\n```",
-    )
     answers = create_script(
-        TITLE, [fixed], [("Descaling", [0])], ["A script descales it. It takes vinegar."],
+        TITLE, [SCRIPT], [("Descaling", [0])], ["A script descales it. It takes vinegar."],
         lead="Thing A is a kettle.",
     )  # fmt: skip
-    result = made(scripted_model, answers, fixed)
+    result = made(scripted_model, answers, SCRIPT)
     article = parse(result.text)
     assert article.sections[0].body == (
         "A script descales it. It takes vinegar.[^1]\n\n```sh\ndescale --acid vinegar\n```"
@@ -368,15 +368,11 @@ def test_a_stub_whose_lead_says_its_one_paragraph_is_the_lead_alone(
 def test_a_stub_keeps_the_code_its_excerpt_ended_on_under_its_heading(
     scripted_model: ScriptedModelFactory,
 ) -> None:
-    fixed = source(
-        4,
-        "descaling script",
-        "user: a script to descale?\n\nassistant: Run this:\n```sh\ndescale --acid vinegar\n```",
-    )
     answers = create_script(
-        TITLE, [fixed], [("Descaling", [0])], ["A script descales it."], lead="Thing A is a kettle."
-    )
-    result = made(scripted_model, answers, fixed)
+        TITLE, [SCRIPT], [("Descaling", [0])], ["A script descales it."],
+        lead="Thing A is a kettle.",
+    )  # fmt: skip
+    result = made(scripted_model, answers, SCRIPT)
     article = parse(result.text)
     assert article.lead.startswith("A script descales it.[^1]")
     assert article.sections[0].body == "```sh\ndescale --acid vinegar\n```"
