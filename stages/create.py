@@ -151,10 +151,10 @@ def create(
         return "no sentence of the lead the model wrote is held by its excerpts"
     lead_text = proto.lead_sentences(framed.text, body, LEAD_SENTENCES)
     drafted_from = [s for sec in sections for _, s in sec.paragraphs]
-    if len(body) == 1 and proto.retold(body[0], lead_text):
-        # A stub: its one paragraph said again under a heading reads twice. What only
-        # the section holds (the code it ended on) stays under it.
-        sections = [_Section(sec.heading, [], sec.code) for sec in sections if sec.code]
+    if len(body) == 1 and not sections[0].code and proto.retold(body[0], lead_text):
+        # A stub: its one paragraph said again under a heading reads twice. A section
+        # with code keeps its paragraph: the citation of the code stands there.
+        sections = []
     numbers = _numbers([s for _, s in notes], drafted_from)
     cited = [numbers[s.chunk_id] for _, s in notes]
     infobox = _infobox(ask, title, kinds, [s.label for s in sources], aliases)

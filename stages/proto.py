@@ -143,7 +143,7 @@ def clean_draft(answer: str, echoes: Sequence[str] = ()) -> str | None:
     flat = " ".join(flat.split())
     if not flat or len(flat) > DRAFT_CHARS or leaks("", flat):
         return None
-    flat = _unframed(_defanged(flat))
+    flat = " ".join(_unframed(sentence) for sentence in sentences(_defanged(flat)))
     if not any(c.isalpha() for c in flat):
         return None
     folded = flat.casefold()
@@ -169,9 +169,12 @@ def _is_heading(line: str) -> bool:
 
 
 _META = re.compile(
-    r"^(?:the|this|these) (?:excerpts?|conversation|text|passage|notes?) (?:establish(?:es)?"
+    r"^(?:(?:the|this|these) (?:excerpts?|conversation|text|passage|notes?) (?:establish(?:es)?"
     r"|shows?|states?|says?|explains?|mentions?|describes?|notes|suggests?|indicates?)"
-    r"(?: that)?[ ,:]+",
+    r"(?: that)?[ ,:]+(?!how\b|why\b|what\b)"
+    # The prompt's own slot said back: "The most important fact about X is that …".
+    r"|the (?:most important|key|main) (?:fact|point|thing)(?: about [^,.]{1,80}?)? is"
+    r"(?: that)?[ ,:]+)",
     re.IGNORECASE,
 )
 

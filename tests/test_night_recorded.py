@@ -53,7 +53,7 @@ def test_the_night_writes_articles_about_the_things_discussed(
 ) -> None:
     root, _ = night
     stems = {p.stem for p in (root / "articles").glob("*.md")}
-    assert {"Claude_Code", "WebSearch", "URLs"} <= stems
+    assert {"Claude_Code", "angle_brackets"} <= stems
 
 
 def test_the_vault_is_audit_clean(night: tuple[Path, NightReport]) -> None:
@@ -68,18 +68,25 @@ def test_every_section_cites_the_conversation_it_came_from(
     night: tuple[Path, NightReport],
 ) -> None:
     root, _ = night
-    text = article(root, "WebSearch")
+    text = article(root, "Claude_Code")
     assert "`conv:256ba646`" in text
     body = [s for s in parse(text).sections if s.heading != "References"]
     assert body
     assert all("[^1]" in s.body for s in body)
 
 
-def test_the_url_article_says_what_the_person_decided(night: tuple[Path, NightReport]) -> None:
+def test_the_markdown_article_names_the_rule_the_conversation_turned_off(
+    night: tuple[Path, NightReport],
+) -> None:
     root, _ = night
-    text = article(root, "URLs")
+    text = article(root, "angle_brackets")
     assert "MD034" in text
     assert "`conv:5ed31c36`" in text
+
+
+def test_a_name_generic_in_any_wiki_is_no_article(night: tuple[Path, NightReport]) -> None:
+    root, _ = night
+    assert not (root / "articles" / "URLs.md").exists()
 
 
 def test_no_unit_fails_for_want_of_a_recorded_answer(night: tuple[Path, NightReport]) -> None:
