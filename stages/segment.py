@@ -9,6 +9,9 @@ model then names each chunk in one constrained line, which code trims to the
 Chunking page's word limits (asked once more when too short; a label from the
 chunk's own words when still unusable). A model answer in the wrong shape fails
 the unit and stores nothing, so the conversation is segmented again on the next run.
+A conversation of one or two questions is one chunk with no boundary question, and a
+one-chunk conversation with a title someone gave it is labelled by that title with
+no call.
 
 Topics_to_Ignore is not read here: a chunk is labelled for what it is about, and the
 page's rule (a pattern matching a chunk's label, `segment_plan.ignored`) is applied
@@ -41,7 +44,7 @@ from stages.segment_plan import (
 )
 from stages.stage import StageContext, StageName, Unit, UnitResult
 
-SEGMENTER_VERSION = "2"
+SEGMENTER_VERSION = "3"
 """Bumped when the code half changes what chunks a conversation gets."""
 CONTEXT_TOKENS = 2048
 """The prompt budget of one question, well inside the default model's context."""
@@ -51,6 +54,9 @@ message that opened that topic."""
 LABEL_MESSAGES = 6
 """The first messages of a chunk its label is asked from: a topic is set at its start."""
 LABEL_CHARS = 80
+ONE_TOPIC_TURNS = 2
+"""A conversation of this many questions or fewer is one chunk, asked nothing: a
+question and its follow-up are one topic far more often than two."""
 YES_NO = Choice(("yes", "no"))
 ONE_LINE = Lines(max_lines=1, max_chars=LABEL_CHARS)
 
@@ -61,6 +67,14 @@ def input_hash(content_sha: str, chunking: str, model: str) -> str:
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+def _given_title(title: str, rules: Rules) -> str | None:
+    """A title someone gave the conversation (a ChatGPT title, a subagent's task), as a
+    label; None for none, or for a first message cut short (it ends with "…")."""
+    if not title or title.rstrip().endswith(("…", "...")):
+        return None
+    return clean_label(title, rules.label_min_words, rules.label_max_words)
 
 
 def _per_message(system: str, shown: int) -> int:
@@ -106,7 +120,12 @@ class SegmentStage:
         rules = parse_rules(chunking)
         try:
             ranges = self._ranges(ctx, unit.key, roles, texts, chunking, rules)
-            labels = self._labels(ctx, unit.key, roles, texts, ranges, rules)
+            given = _given_title(conversations.title(ctx.ledger, unit.key), rules)
+            if len(ranges) == 1 and given is not None:
+                # The conversation's own title names its one chunk: no call.
+                labels = [given]
+            else:
+                labels = self._labels(ctx, unit.key, roles, texts, ranges, rules)
         except ModelCallError as e:
             return UnitResult("failed", str(e).splitlines()[0] if str(e) else "model answer")
         chunks.replace(
@@ -130,7 +149,7 @@ class SegmentStage:
         rules: Rules,
     ) -> list[Range]:
         starts: list[int] = []
-        if len(texts) >= rules.min_messages:
+        if len(texts) >= rules.min_messages and roles.count("user") > ONE_TOPIC_TURNS:
             system = prompt.boundary_system(chunking)
             limit = _per_message(system, BEFORE + 2)
             model: TextModel | None = None

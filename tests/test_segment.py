@@ -23,7 +23,7 @@ from stages.ingest import ingest
 from stages.segment import SegmentStage
 from stages.stage import StageContext, UnitResult
 from tests.fixtures.model.support import tiny_cache
-from tests.support import Answer, ScriptedModelFactory, drop, raw_note
+from tests.support import Answer, Counting, ScriptedModelFactory, drop, raw_note
 
 __all__ = ["tiny_cache"]  # a fixture, imported for pytest
 
@@ -157,6 +157,43 @@ def test_a_conversation_with_nothing_to_file_gives_no_chunk_and_costs_no_call(
     assert result.status == "done"
     assert (result.detail or "").startswith("nothing to file")
     assert found == []
+
+
+def test_a_one_chunk_conversation_with_a_given_title_is_labelled_by_it_with_no_call(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    path = drop(vault, "bread.md", raw_note(*BREAD, title="Keeping sourdough bread fresh"))
+    ingest(vault, ledger)
+    (conv,) = conversations.in_file(ledger, vault.rel(path))
+    model = scripted(vault, ledger, conv, same_topic_unless(NEW_SUBJECT), scripted_model)
+    asked = Counting(model)
+    result, found = segment(vault, ledger, conv, asked)
+    assert result.status == "done"
+    assert [c.label for c in found] == ["Keeping sourdough bread fresh"]
+    assert asked.calls == 0
+
+
+def test_a_conversation_of_two_questions_is_one_chunk_with_no_boundary_question(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    conv = store(vault, ledger, "two", TWO_TOPICS[:4])
+    model = scripted(vault, ledger, conv, same_topic_unless(NEW_SUBJECT), scripted_model)
+    asked = Counting(model)
+    _, found = segment(vault, ledger, conv, asked)
+    assert ranges(found) == [(0, 3)]
+    assert asked.calls == 1  # the label
+
+
+def test_a_title_cut_from_the_first_message_is_no_label(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    path = drop(vault, "bread.md", raw_note(*BREAD, title="How do I keep sourdough bread…"))
+    ingest(vault, ledger)
+    (conv,) = conversations.in_file(ledger, vault.rel(path))
+    model = scripted(vault, ledger, conv, same_topic_unless(NEW_SUBJECT), scripted_model)
+    result, found = segment(vault, ledger, conv, model)
+    assert result.status == "done"
+    assert [c.label for c in found] == ["Topic of How do I"]
 
 
 def test_a_two_topic_conversation_splits_where_the_second_topic_starts(
