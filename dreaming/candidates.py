@@ -16,7 +16,7 @@ from dreaming.stopwords import NEVER_ALONE, STOP_WORDS
 from dreaming.subjects import ARTICLES, AliasIndex, canonical
 
 MAX_CANDIDATES = 12
-VERSION = "2"
+VERSION = "3"
 """Bumped when what is proposed changes, so EXTRACT judges its chunks again."""
 EARLY = 600
 """Characters of the text that hold its opening request."""
@@ -118,7 +118,9 @@ def propose(
             old.count + 1,
             min(old.first, at),
         )
-    ranked = sorted(found.values(), key=lambda c: (-c.score, c.first, c.key))
+    # A file named in passing is where the work happened, not what it was about.
+    kept = (c for c in found.values() if c.kind != "file" or c.count >= FILE_RECURS)
+    ranked = sorted(kept, key=lambda c: (-c.score, c.first, c.key))
     return ranked[:limit]
 
 
@@ -128,7 +130,13 @@ def _worth_judging(key: str, surface: str) -> bool:
     words = key.split()
     if not words or len(key) < 2 or all(w in NEVER_ALONE for w in words):
         return False
+    if _HEX_ID.fullmatch(key.replace(" ", "")):
+        return False
     return not all(w.replace(".", "").isdigit() for w in words)
+
+
+_HEX_ID = re.compile(r"(?=[0-9a-f]*\d)[0-9a-f]{6,64}")
+"""A commit, hash or id (`ad2d134`): a pointer, not a subject."""
 
 
 def _occurrences(text: str, index: AliasIndex, title: str) -> list[tuple[str, str, int]]:
@@ -300,6 +308,8 @@ _NOT_PROJECT_DIRS = frozenset(
 )
 """Folders that hold projects, not projects."""
 PROJECT_RECURS = 3
+FILE_RECURS = 3
+"""A file's name proposed only when named this often (or by the title)."""
 
 
 def _projects(text: str) -> list[tuple[str, str, int]]:

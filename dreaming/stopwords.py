@@ -71,7 +71,14 @@ _GENERIC = """step steps option options answer answers question questions user a
     class classes module modules package packages library libraries framework
     monday tuesday wednesday thursday friday saturday sunday january february march
     april may june july august september october november december today tomorrow
-    yesterday true false none null nil self this src lib init index readme todo fixme"""
+    yesterday true false none null nil self this src lib init index readme todo fixme
+    project projects subdir folder folders directory directories agent agents
+    proper better best good simple simpler easy correct right wrong full whole quick
+    clean nice real actual specific different similar same various several multiple
+    single entire additional extra high low large small big little possible available"""
+_AGENT_TOOLS = """todowrite multiedit edit write read glob grep ls bash bashoutput killshell
+    notebookedit exitplanmode enterplanmode sendmessage taskcreate tasklist taskupdate
+    taskget taskoutput teamcreate askuserquestion skill slashcommand"""
 _CODE_KEYWORDS = """td lr rl bt tb graph flowchart subgraph sequencediagram classdiagram
     statediagram erdiagram gantt pie participant actor note loop alt opt par rect
     activate deactivate autonumber end start select from where join inner outer on
@@ -81,7 +88,7 @@ _CODE_KEYWORDS = """td lr rl bt tb graph flowchart subgraph sequencediagram clas
     finally with lambda yield async await pass raise function const let var new this
     typeof instanceof switch case break continue default public private protected
     static void int float double bool boolean char string struct enum impl fn pub mut
-    use mod trait match loop begin then fi do done esac echo"""
+    use mod trait match loop begin then fi do done esac echo assert"""
 
 STOP_WORDS = frozenset(" ".join((_ENGLISH, _DUTCH, _GERMAN, _FRENCH, _SPANISH, _RUSSIAN)).split())
 """Function words of the languages the corpus holds: never a subject, and never the
@@ -90,5 +97,8 @@ GENERIC = frozenset(_GENERIC.split())
 """Words that name a kind of thing, not a thing: a subject only with other words."""
 CODE_KEYWORDS = frozenset(_CODE_KEYWORDS.split())
 """Syntax of code and diagram languages (SQL, Mermaid, Python, JavaScript, Rust, sh)."""
-NEVER_ALONE = STOP_WORDS | GENERIC | CODE_KEYWORDS
+AGENT_TOOLS = frozenset(_AGENT_TOOLS.split())
+"""The tools a coding agent calls by name (Claude Code's): its plumbing, named in every
+session, not what the session is about."""
+NEVER_ALONE = STOP_WORDS | GENERIC | CODE_KEYWORDS | AGENT_TOOLS
 """Words that are never a subject on their own, however they are written."""

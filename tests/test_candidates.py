@@ -57,10 +57,30 @@ def test_stop_words_and_generic_nouns_are_not_candidates() -> None:
     assert keys(text) == []
 
 
-def test_file_names_and_web_hosts_are_candidates() -> None:
-    found = keys("Edit settings.toml and see https://www.example.org/docs for more.")
+def test_file_names_named_often_and_web_hosts_are_candidates() -> None:
+    found = keys(
+        "Edit settings.toml and see https://www.example.org/docs for more. "
+        "Then settings.toml again, and settings.toml once more."
+    )
     assert "settings toml" in found
     assert "example org" in found
+
+
+def test_a_file_named_in_passing_is_not_a_candidate() -> None:
+    assert "settings toml" not in keys("I edited settings.toml and it worked.")
+
+
+def test_the_agents_own_tools_named_in_prose_are_not_candidates() -> None:
+    assert keys("I will use TodoWrite, then ExitPlanMode, then SendMessage to the Agent.") == []
+
+
+def test_commit_hashes_are_not_candidates() -> None:
+    assert keys("Merged in `ad2d134` and then `9f3c2b1e`.") == []
+
+
+def test_a_recurring_phrase_with_an_adjective_is_not_a_candidate() -> None:
+    text = "We need proper styling. Add proper styling. Keep proper styling."
+    assert "proper styling" not in keys(text)
 
 
 def test_known_names_are_found_in_any_spelling_and_ranked_first() -> None:
