@@ -158,9 +158,16 @@ def excerpt(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: max(0, limit - 1)].rstrip() + "…"
 
 
+# Phrases of the label prompt itself: a small model sometimes answers with the
+# instruction ("Vector2 of four to ten words"), which would become a subject's source.
+_PROMPT_ECHOES = ("four to ten", "ten words", "noun phrase", "<aspect>", "<subject>")
+
+
 def clean_label(answer: str, min_words: int, max_words: int) -> str | None:
     """The model's label cut to `max_words` words, or None when it has fewer than
-    `min_words` (too vague to tell chunks apart)."""
+    `min_words` (too vague to tell chunks apart) or echoes the prompt."""
+    if any(echo in answer.lower() for echo in _PROMPT_ECHOES):
+        return None
     kept = []
     for token in answer.replace("\n", " ").split():
         word = token.strip("\"'`*#.,;:!?()[]{}<>")

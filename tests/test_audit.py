@@ -13,8 +13,10 @@ from dreaming.article import build
 from dreaming.article.markup import Footnote
 from dreaming.audit import LEDGER_ABSENT, AuditDoc, AuditReport, audit, schema_kinds
 from dreaming.errors import LedgerError
-from dreaming.ledger import Ledger, conversations, subjects
+from dreaming.ledger import Ledger, chunks, conversations, subjects
+from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
+from dreaming.ledger.subjects import Mention
 from dreaming.vault import Vault
 from tests.test_cli import dreaming
 
@@ -249,6 +251,19 @@ def test_a_subject_filed_under_a_missing_article_is_a_violation(
     subjects.add(ledger, "Gone", "Gone", NOW)
     subjects.set_status(ledger, "Gone", "article", "Gone")
     assert "'Gone'" in only(audit(vault, ledger), "coverage", "ledger")
+
+
+def test_an_article_whose_writing_is_retried_is_waiting_not_a_violation(
+    vault: Vault, ledger: Ledger
+) -> None:
+    remember(ledger)
+    chunks.replace(ledger, "conv-" + HASH, [Chunk("conv-" + HASH, 0, 1, "x", "h", "1")], NOW)
+    subjects.add(ledger, "Soon", "Soon", NOW)
+    subjects.set_status(ledger, "Soon", "article", "Soon")
+    subjects.mention(ledger, Mention(f"conv-{HASH}:0-1", "Soon", "Soon", is_main=True))
+    report = audit(vault, ledger)
+    assert report.violations == []
+    assert any("articles/Soon.md" in line and "next night" in line for line in report.unchecked)
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,11 @@ def test_labels_are_trimmed_to_the_word_limits() -> None:
     assert clean_label("Tomatoes", 4, 10) is None
 
 
+def test_a_label_that_echoes_the_prompt_is_refused() -> None:
+    assert clean_label("Vector2 of four to ten words", 4, 10) is None
+    assert clean_label("<aspect> of <Subject> for <purpose>", 4, 10) is None
+
+
 def test_the_fallback_label_takes_the_first_content_words() -> None:
     assert fallback_label(["How do I water the tomato plants?"], 3) == "water tomato plants"
     assert fallback_label(["?"], 3) == "untitled"

@@ -64,6 +64,20 @@ def into(ledger: Ledger, chunk_ids: Sequence[str]) -> set[tuple[str, str]]:
     }
 
 
+def waiting(ledger: Ledger) -> set[str]:
+    """Stems of filed articles with a chunk not yet woven into them: an article whose
+    writing failed (or has not run yet) and is tried again next night."""
+    return {
+        row[0]
+        for row in ledger.db.execute(
+            "SELECT DISTINCT s.article_stem FROM subjects s "
+            "JOIN chunk_subjects cs ON cs.subject = s.name "
+            "LEFT JOIN woven w ON w.chunk_id = cs.chunk_id AND w.stem = s.article_stem "
+            "WHERE s.status = 'article' AND w.chunk_id IS NULL"
+        )
+    }
+
+
 def unhomed(ledger: Ledger, chunk_ids: Sequence[str]) -> set[str]:
     """Those of `chunk_ids` naming a subject with no home yet (captured or candidate):
     they stay in `_captured` until it graduates."""
