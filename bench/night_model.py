@@ -1,7 +1,7 @@
 """A real model's night over three corpus conversations: where the time goes.
 
 Ingests three single-conversation corpus files into a fresh vault and runs one
-whole night (`run_night`, every stage of `stages.pipeline.STAGES`) with the model
+whole night (`run_night`, every stage of `stages.runner.pipeline.STAGES`) with the model
 of the spec given, then prints, from the run's `model_calls` rows:
 
 - wall time split into model time (its calls and its load) and the rest (goal: rest < 5 %);
@@ -29,8 +29,8 @@ from dreaming.config import Settings  # noqa: E402
 from dreaming.ledger import Ledger, chunks, conversations, model_calls  # noqa: E402
 from dreaming.model.loader import load_seconds  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
-from stages.pipeline import run_night  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
+from stages.runner.pipeline import run_night  # noqa: E402
 from watcher.app import App  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

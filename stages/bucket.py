@@ -21,7 +21,7 @@ from dreaming.model import ModelCallError, TextModel
 from stages.judge import says_yes
 from stages.lexical import SHORTLIST, jaccard, key_words, label_key, shortlist
 from stages.prompts import bucket as prompt
-from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
 
 KEY_VERSION = "1"
 """Bumped when `label_key` changes what labels compare equal."""

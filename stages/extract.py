@@ -1,6 +1,6 @@
 """EXTRACT: one chunk -> the subjects it is about.
 
-Code proposes candidates from the chunk's full text (dreaming/candidates.py), the
+Code proposes candidates from the chunk's full text (dreaming/subjects/candidates.py), the
 model judges each with one constrained yes/no over the chunk text, and the ones
 judged yes become subjects with a mention of the chunk; the first of them (the
 best-ranked) is asked once more whether it is the main subject. A chunk with no
@@ -12,17 +12,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 
-from dreaming.candidates import VERSION as CANDIDATES_VERSION
-from dreaming.candidates import Candidate, propose
 from dreaming.ledger import article_index, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import StoredMessage
 from dreaming.ledger.subjects import Mention
 from dreaming.model import Choice, ModelCallError, TextModel
-from dreaming.subjects import AliasIndex, declared_aliases
+from dreaming.subjects.candidates import VERSION as CANDIDATES_VERSION
+from dreaming.subjects.candidates import Candidate, propose
+from dreaming.subjects.names import AliasIndex, declared_aliases
 from stages.prompts import extract as prompt
-from stages.segment_plan import ignore_patterns, ignored
-from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.segment.plan import ignore_patterns, ignored
 
 MESSAGE_CHARS = 1500
 """One message's share of the judged text: a pasted log or file says little more

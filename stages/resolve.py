@@ -26,17 +26,17 @@ from typing import Literal
 
 from dreaming.article import stem_for_title
 from dreaming.article.titles import heading_key
-from dreaming.candidates import is_file_name
 from dreaming.errors import UnsafePathError
 from dreaming.ledger import buckets, chunks, subjects
 from dreaming.ledger.subjects import Mention, Reach, Subject
 from dreaming.model import ModelCallError, TextModel
-from dreaming.subjects import AliasIndex, canonical, declared_aliases
+from dreaming.subjects.candidates import is_file_name
+from dreaming.subjects.names import AliasIndex, canonical, declared_aliases
 from stages.judge import says_yes
 from stages.lexical import SHORTLIST, contains, key_words, shortlist, trigrams
 from stages.prompts import resolve as prompt
-from stages.segment_plan import ignore_patterns, ignored
-from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.segment.plan import ignore_patterns, ignored
 
 RESOLVER_VERSION = "1"
 """Bumped when the code half changes where a subject goes."""

@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from dreaming.ledger import Ledger
     from dreaming.model import TextModel
     from dreaming.vault import Vault
-    from stages.stage import StageContext
+    from stages.runner.contract import StageContext
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
 
 
@@ -133,10 +135,10 @@ def stage_context(
     none at all (a call then fails the test); `write`: with the run's Writer."""
     from dreaming.config import Settings
     from dreaming.ledger import runs
-    from dreaming.policy import Policy
+    from dreaming.policy.pages import Policy
     from dreaming.vault import OwnWrites
-    from stages.stage import StageContext
-    from stages.write import Writer
+    from stages.runner.contract import StageContext
+    from stages.runner.write import Writer
 
     def no_model() -> TextModel:
         raise AssertionError("this run should call no model")

@@ -21,7 +21,7 @@ def station() -> None:
 @vault_option
 def station_heat(vault_path: Path | None) -> None:
     """Heat STATION.md and refresh the notes index now, as a save of either does."""
-    from dreaming.station import settle
+    from dreaming.station.settle import settle
 
     app = command_app(vault_path)
     now = datetime.now(UTC).isoformat(timespec="seconds")
@@ -40,7 +40,7 @@ def station_heat(vault_path: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def station_look(vault_path: Path | None, query: str, as_json: bool) -> None:
     """The plane, the articles QUERY names, and the current notes matching it."""
-    from dreaming.station import look
+    from dreaming.station.settle import look
 
     app = command_app(vault_path)
     seen = look(app.vault, query, app.existing_ledger())

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, write_atomic
+from dreaming.vault.checksums import current_checksum
 from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
-from dreaming.vault.writes import current_checksum
 from watcher.instance import watching_pid
 
 if TYPE_CHECKING:  # the watch loop's imports cost every CLI start ~0.15 s

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from dreaming.errors import DreamingError, VaultError
 from dreaming.ledger import raw_files
-from dreaming.vault.raw_folder import not_a_candidate
-from stages.ingest import IngestReport, forget, ingest
+from dreaming.raw.folder import not_a_candidate
+from stages.jobs.ingest import IngestReport, forget, ingest
 from watcher.app import App
 from watcher.changes import route_of
 from watcher.console import shown

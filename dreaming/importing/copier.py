@@ -32,9 +32,9 @@ from dreaming.importing.sources import Plan
 from dreaming.ledger import Ledger, imports
 from dreaming.ledger.imports import Imported
 from dreaming.raw.common import MAX_BYTES
+from dreaming.raw.folder import earlier_state, leaves_vault, not_a_candidate
 from dreaming.vault import Vault
 from dreaming.vault.lock import import_lock
-from dreaming.vault.raw_folder import earlier_state, leaves_vault, not_a_candidate
 
 _Seen = tuple[int, int, int]
 """What was at a path (size, mtime, inode)."""

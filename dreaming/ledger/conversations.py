@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from dreaming.ledger.connection import Ledger
-from dreaming.raw.types import Message, Role
+from dreaming.transcript import Message, Role
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from dreaming.raw.common import (
 )
 from dreaming.raw.detect import HEAD_BYTES, SOURCES, detect, detect_text
 from dreaming.raw.redact import MARKER, redact
-from dreaming.raw.types import Conversation, Message
+from dreaming.transcript import Conversation, Message
 
 __all__ = [
     "SOURCES",

@@ -14,7 +14,7 @@ from typing import Any
 from dreaming.config import DEFAULT_MAX_RAW_FILE_MB
 from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.raw.redact import MARKER, redact
-from dreaming.raw.types import Message, Role
+from dreaming.transcript import Message, Role
 
 KEY_ARG_CHARS = 120
 TITLE_CHARS = 80

@@ -21,9 +21,10 @@ from dreaming.errors import ConflictError, GitError, VaultError
 from dreaming.ledger import Ledger, write_journal
 from dreaming.ledger.write_journal import Entry
 from dreaming.resources import data_dir
+from dreaming.vault.checksums import checksum
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
-from dreaming.vault.writes import checksum, write_atomic
+from dreaming.vault.writes import write_atomic
 
 RUN_ID = "init"
 """The run id of init's commit (its `Dreaming-Run:` trailer) and of its journal entries."""
