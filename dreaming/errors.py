@@ -50,6 +50,15 @@ class TranscriptError(DreamingError):
         self.reason = reason
 
 
+class ReaderFault(TranscriptError):
+    """A reader's own code failed on a file: ours to fix, not the person's. The cause is
+    chained (`__cause__`) for the traceback ingest keeps."""
+
+    def __init__(self, path: Path | str, source: str, cause: Exception) -> None:
+        super().__init__(path, f"internal error reading it as {source} ({type(cause).__name__})")
+        self.source = source
+
+
 class IncompleteTranscript(TranscriptError):
     """A Raw file looks half-written (still being copied): retry later, never half-ingest."""
 
@@ -76,3 +85,10 @@ class ConfigError(DreamingError):
 
 class PolicyError(DreamingError):
     """A Meta policy page is missing, unreadable or invalid."""
+
+
+def one_line(text: object, limit: int | None = None) -> str:
+    """Text fit for a one-line message: whitespace runs as one space, at most `limit`
+    characters."""
+    flat = " ".join(str(text).split())
+    return flat if limit is None else flat[:limit]

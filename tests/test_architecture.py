@@ -71,6 +71,7 @@ def _within(name: str, packages: tuple[str, ...]) -> bool:
 def sideways_imports(module: str, source: str) -> list[str]:
     """`module imports name` for each import a substrate makes of a reader, or a stage of
     a command's module."""
+    forbidden: tuple[str, ...]
     if _within(module, SUBSTRATES):
         forbidden = READERS
     elif _within(module, ("stages",)):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
+from dreaming.clock import utc_now
 from watcher.console import command_app, err, out, shown, vault_option
 
 
@@ -24,7 +24,7 @@ def station_heat(vault_path: Path | None) -> None:
     from dreaming.station.settle import settle
 
     app = command_app(vault_path)
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = utc_now()
     result = settle(app.vault, app.own_writes, changed={"station", "notes"}, now=now)
     for line in result.said:
         out.print(shown(line), markup=False)

@@ -27,6 +27,10 @@ Say = Callable[[Reaction], None]
 
 _FULL = (errno.ENOSPC, errno.EDQUOT)
 
+UNIT_FAULTS: tuple[type[Exception], ...] = (DreamingError, OSError, sqlite3.Error)
+"""What stops one unit of the watcher's work: said as a `Reaction` through `trouble`,
+retried, never the end of the loop."""
+
 
 def trouble(error: Exception) -> str:
     """One line for what stopped a unit of work, with what to do; it is retried."""

@@ -25,6 +25,7 @@ from rich.console import Console
 
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, raw_files
+from dreaming.vault.logs import LOG_BYTES, LOGS_KEPT
 from watcher.app import App
 from watcher.console import out, shown
 from watcher.heartbeat import Heartbeat
@@ -34,8 +35,6 @@ from watcher.scheduler import NightScheduler
 from watcher.watch import Reaction, watch_vault
 
 LOG_NAME = "watch.log"
-LOG_BYTES = 1024 * 1024
-LOGS_KEPT = 5
 STOP_WAIT = 50.0
 """Seconds a stopping watcher waits for its night to finish the unit and commit."""
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
+from dreaming.clock import utc_now
 from dreaming.errors import ConflictError, GitError, VaultError
 from dreaming.ledger import Ledger, write_journal
 from dreaming.ledger.write_journal import Entry
@@ -110,7 +110,7 @@ def _lay_out(
     root = vault.root
 
     def journal(writes: dict[str, bytes]) -> None:
-        at = datetime.now(UTC).isoformat(timespec="seconds")
+        at = utc_now()
         entries = [Entry(rel, checksum(data), RUN_ID, at) for rel, data in writes.items()]
         write_journal.record(ledger, entries)
 

@@ -15,10 +15,10 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
-from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.clock import utc_now
+from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
 from dreaming.ledger import Ledger, conversations, raw_files, runs
 from dreaming.ledger.conversations import NewConversation, Stored, messages_sha
 from dreaming.ledger.raw_files import RawFile
@@ -28,16 +28,13 @@ from dreaming.raw.folder import import_into_raw, leaves_vault, not_a_candidate, 
 from dreaming.raw.folder import raw_files as raw_paths
 from dreaming.transcript import Conversation, content_id
 from dreaming.vault import Vault
+from dreaming.vault.logs import internal_error
 
 Progress = Callable[[int, int, str], None]
 """progress(done, total, current vault-relative path)."""
 
 BATCH_BYTES = 8 * 1024 * 1024
 PENDING_GRACE_SECONDS = 600
-
-
-def utcnow() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass
@@ -138,9 +135,7 @@ def _ingest_alone(f: _File, report: IngestReport) -> int:
         raise  # the database itself (locked, disk full): the run stops and is redone
     except Exception as e:
         one = IngestReport()
-        size = _skip_unread(
-            f, 0, f"internal error storing it ({type(e).__name__}); please report", one
-        )
+        size = _skip_unread(f, 0, internal_error(f.vault, e, "storing it"), one)
     report.absorb(one)
     return size
 
@@ -249,6 +244,11 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         _record_file(ledger, replace(file_row, reason=reason))
         report.failed.append((rel, reason))
         return st.st_size
+    except ReaderFault as e:
+        reason = internal_error(f.vault, e.__cause__ or e, f"reading it as {e.source}")
+        _record_file(ledger, replace(file_row, reason=reason))
+        report.failed.append((rel, reason))
+        return st.st_size
     except TranscriptError as e:
         _record_file(ledger, replace(file_row, reason=e.reason))
         report.failed.append((rel, e.reason))
@@ -273,7 +273,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         )
         report.pending.append((rel, reason))
         return result.size
-    now = utcnow()
+    now = utc_now()
     _record_file(
         ledger,
         replace(
@@ -335,7 +335,7 @@ def _same_lineage(ledger: Ledger, conv_id: str, row: Stored, conv: Conversation)
 
 
 def _record_file(ledger: Ledger, f: RawFile) -> None:
-    raw_files.put(ledger, f, utcnow())
+    raw_files.put(ledger, f, utc_now())
 
 
 def _store_conversation(
@@ -391,5 +391,5 @@ def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
 
 def record_ingest(ledger: Ledger, report: IngestReport) -> None:
     """An `ingest` run's row holding `report` (for ingests done in parts, e.g. an import's)."""
-    now = utcnow()
+    now = utc_now()
     runs.put(ledger, runs.Run(runs.new_id(), "ingest", now, now, "ok", report.summary()))

@@ -15,12 +15,12 @@ does a `stop` request (SIGTERM to `dreaming synthesize`), which ends the night
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from time import monotonic
 from typing import Any, Protocol
 
 from dreaming.accounting import metered
 from dreaming.checks.wiki import scorecard
+from dreaming.clock import utc_now
 from dreaming.config import Settings
 from dreaming.errors import DreamingError, ModelError, RefusedFileError
 from dreaming.ledger import (
@@ -40,6 +40,7 @@ from dreaming.raw.folder import raw_files as raw_paths
 from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.lock import run_lock
+from dreaming.vault.logs import internal_error
 from dreaming.vault.unfinished import finish_interrupted
 from dreaming.vault.writes import remove_leftover_temps
 from stages.bucket import BucketStage
@@ -86,10 +87,6 @@ Stop = Callable[[], bool]
 """True once the run should stop at the next unit boundary."""
 
 
-def utcnow() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 class _RecordingWriter(Writer):
     """The run's Writer, remembering which articles it created and updated."""
 
@@ -127,7 +124,7 @@ def run_stage(
         units = list(stage.units(ctx))
     except Exception as e:
         # Nothing of this stage runs (its list may be partial); the next stage still does.
-        report.count("its units", UnitResult("failed", _reason(e)))
+        report.count("its units", UnitResult("failed", _reason(e, ctx.vault)))
         return report
     # One query for the whole stage, not one a unit: a night with nothing new stays fast.
     inputs = {u.key: u.input_hash for u in units}
@@ -164,11 +161,11 @@ def run_stage(
         except ModelUnavailable as e:
             # Every unit would fail the same way: the night stops here, nothing recorded
             # against this unit, and says the one command that fixes it.
-            report.model_unavailable = _reason(e)
+            report.model_unavailable = _reason(e, ctx.vault)
             report.left += len(todo) - i
             break
         except Exception as e:
-            result = UnitResult("failed", _reason(e))
+            result = UnitResult("failed", _reason(e, ctx.vault))
         if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {unit.label or unit.key}"):
             report.commits += 1
         with ctx.ledger.transaction():
@@ -200,7 +197,7 @@ def run_night(
     limit: int | None = None,
     dry_run: bool = False,
     progress: Progress | None = None,
-    now: Callable[[], str] = utcnow,
+    now: Callable[[], str] = utc_now,
     since_policy: str | None = None,
     stop: Stop | None = None,
 ) -> NightReport:
@@ -404,8 +401,9 @@ def _raw_to_read(vault: Vault, ledger: Ledger) -> int:
     return count
 
 
-def _reason(e: Exception) -> str:
-    """One line for the report: a DreamingError says what to do; anything else is ours."""
+def _reason(e: Exception, vault: Vault) -> str:
+    """One line for the report: a DreamingError says what to do; anything else is ours,
+    its traceback kept in the vault's internal log."""
     if isinstance(e, DreamingError):
         return " ".join(str(e).split())
-    return f"internal error ({type(e).__name__}); please report"
+    return internal_error(vault, e, "in this stage")

@@ -21,11 +21,11 @@ from __future__ import annotations
 import errno
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from dreaming.article import Code, Part, check, normalize, stem_for_title, title_for_stem
+from dreaming.clock import utc_now
 from dreaming.errors import ConflictError, DreamingError, RefusedFileError, UnsafePathError
 from dreaming.ledger import Ledger, gate_rejections, write_journal
 from dreaming.ledger.gate_rejections import GateRejection
@@ -179,7 +179,7 @@ class Writer:
         """Say in the ledger, before `data` reaches disk, that those bytes are this run's:
         killed before its commit, the next start commits them as dreaming's, never as the
         person's edit (`dreaming.vault.unfinished`)."""
-        at = datetime.now(UTC).isoformat(timespec="seconds")
+        at = utc_now()
         entry = Entry(target.rel, checksum(data), self._run_id, at)
         write_journal.record(self._ledger, [entry])
 
@@ -197,7 +197,7 @@ class Writer:
         )
         if verdict.ok:
             return text
-        at = datetime.now(UTC).isoformat(timespec="seconds")
+        at = utc_now()
         with self._ledger.transaction():
             for r in verdict.rejections:
                 row = GateRejection(self._run_id, edit.stage, edit.unit, stem, r.code, r.detail, at)

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+import dreaming.raw
 from dreaming.checks.status import reclaimable, status
 from dreaming.errors import TranscriptError
 from dreaming.ledger import Ledger, conversations
+from dreaming.transcript import Conversation
 from dreaming.vault import Vault
 from stages.jobs.ingest import ingest
 from tests.support import drop, raw_note
@@ -188,3 +190,21 @@ def test_a_named_unchanged_file_is_skipped_without_a_write(vault: Vault, ledger:
     report = ingest(vault, ledger, [path])
     assert report.unchanged == 1
     assert ledger.db.total_changes == before
+
+
+def test_a_reader_bug_fails_the_file_with_its_traceback_kept(
+    vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(path: Path, text: str) -> list[Conversation]:
+        raise KeyError("a reader bug")
+
+    monkeypatch.setitem(dreaming.raw._READERS, "raw", broken)
+    drop(vault, "bread.md", TALK)
+    report = ingest(vault, ledger)
+    [(rel, reason)] = report.failed
+    assert rel == "Raw/bread.md"
+    assert reason == (
+        "internal error reading it as raw (KeyError); "
+        "please report it with .dreaming/logs/internal.log"
+    )
+    assert "a reader bug" in (vault.logs / "internal.log").read_text(encoding="utf-8")

@@ -385,8 +385,24 @@ def test_a_bug_in_a_unit_is_an_internal_error_for_that_unit_alone(
     vault: Vault, answers_file: Path
 ) -> None:
     report = night(vault, answers_file, [Buggy("segment", "ab")])["report"]
-    assert report.stages[0].failures == [("unit a", "internal error (KeyError); please report")]
+    assert report.stages[0].failures == [
+        (
+            "unit a",
+            "internal error in this stage (KeyError); "
+            "please report it with .dreaming/logs/internal.log",
+        )
+    ]
     assert report.stages[0].done == 1
+
+
+def test_an_internal_error_keeps_its_traceback_in_the_internal_log(
+    vault: Vault, answers_file: Path
+) -> None:
+    night(vault, answers_file, [Buggy("segment", "ab")])
+    log = (vault.logs / "internal.log").read_text(encoding="utf-8")
+    assert "internal error in this stage (KeyError)" in log
+    assert "Traceback (most recent call last)" in log
+    assert 'raise KeyError("a")' in log
 
 
 def test_an_interrupted_night_is_recorded_interrupted_and_its_done_units_stay_done(
