@@ -24,8 +24,8 @@ from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, runs
 from dreaming.vault import Vault
 from dreaming.vault.lock import LOCK_NAME as RUN_LOCK
+from dreaming.vault.lock import lock_holder
 from dreaming.vault.logs import rotate
-from watcher.instance import lock_holder
 
 LOG_NAME = "night.log"
 LOCK_POLL = 1.0

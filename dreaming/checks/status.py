@@ -13,6 +13,7 @@ from dreaming.ledger import (
     runs,
     work,
 )
+from dreaming.ledger.model_calls import StageUsage
 from dreaming.ledger.runs import RunKind, RunStatus
 from dreaming.raw.reclaimable import examine
 from dreaming.vault import Vault
@@ -69,15 +70,6 @@ class RunDoc(TypedDict):
     failures: int
 
 
-class UsageDoc(TypedDict):
-    calls: int
-    prompt_tokens: int
-    cached_tokens: int
-    generated_tokens: int
-    seconds: float
-    errors: int
-
-
 class StatusDoc(TypedDict):
     """`dreaming status --json`: a stable interface for scripts; add keys, never rename."""
 
@@ -93,7 +85,7 @@ class StatusDoc(TypedDict):
     """Conversations the nights have not yet taken through the model stages (an
     import's history among them): `dreaming.ledger.work.backlog`."""
     last_run: RunDoc | None
-    model_usage: dict[str, UsageDoc]
+    model_usage: dict[str, StageUsage]
     vault: NotRequired[str]
     """Added by the command, which knows where the vault is."""
     policy_problems: NotRequired[list[str]]
@@ -170,19 +162,9 @@ def _units(counts: dict[str, Any]) -> UnitsDoc:
     }
 
 
-def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, UsageDoc]:
+def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, StageUsage]:
     """Per-stage totals of model calls (of one run, or of all time)."""
-    return {
-        stage: {
-            "calls": u.calls,
-            "prompt_tokens": u.prompt_tokens,
-            "cached_tokens": u.cached_tokens,
-            "generated_tokens": u.generated_tokens,
-            "seconds": round(u.seconds, 3),
-            "errors": u.errors,
-        }
-        for stage, u in model_calls.usage(ledger, run_id).items()
-    }
+    return model_calls.usage(ledger, run_id)
 
 
 def reclaimable(ledger: Ledger, vault: Vault) -> tuple[list[ReclaimableDoc], list[FileNoteDoc]]:

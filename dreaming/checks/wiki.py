@@ -132,9 +132,9 @@ def scorecard(vault: Vault, ledger: Ledger, gold: Sequence[Gold] = ()) -> Scorec
         "sentences": len(checked),
         "unsupported": checked.count(False),
         "violations": len(audit(vault, ledger).violations),
-        "calls_per_conversation": sum(u.calls for u in usage.values()) / max(1, convs),
-        "seconds_per_conversation": sum(u.seconds for u in usage.values()) / max(1, convs),
-        "stages": {k: {"calls": u.calls, "seconds": u.seconds} for k, u in usage.items()},
+        "calls_per_conversation": sum(u["calls"] for u in usage.values()) / max(1, convs),
+        "seconds_per_conversation": sum(u["seconds"] for u in usage.values()) / max(1, convs),
+        "stages": {k: {"calls": u["calls"], "seconds": u["seconds"]} for k, u in usage.items()},
     }
     card = Scorecard(free)
     if gold:

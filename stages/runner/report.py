@@ -108,7 +108,7 @@ class NightReport:
 
     @property
     def model_calls(self) -> int:
-        return sum(u.calls for u in self.usage.values())
+        return sum(u["calls"] for u in self.usage.values())
 
     @property
     def budget_spent(self) -> str | None:
@@ -244,7 +244,9 @@ def _stage_table(report: NightReport) -> str:
     for s in report.stages:
         u = report.usage.get(s.stage)
         calls, tin, tout, secs = (
-            (u.calls, u.prompt_tokens, u.generated_tokens, u.seconds) if u else (0, 0, 0, 0.0)
+            (u["calls"], u["prompt_tokens"], u["generated_tokens"], u["seconds"])
+            if u
+            else (0, 0, 0, 0.0)
         )
         rows.append(
             f"| {s.stage} | {s.done} | {s.failed} | {s.rejected} | {s.skipped} | {s.left} "

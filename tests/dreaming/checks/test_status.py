@@ -16,10 +16,10 @@ from dreaming.checks.status import (
     RunDoc,
     SourceDoc,
     StatusDoc,
-    UsageDoc,
 )
 from dreaming.config import load_settings
 from dreaming.ledger import Ledger, runs
+from dreaming.ledger.model_calls import StageUsage
 from dreaming.model import load
 from dreaming.vault import Vault
 from stages.jobs.ingest import ingest
@@ -61,7 +61,7 @@ def test_the_status_document_has_the_declared_keys(vault: Vault, ledger: Ledger)
     assert {k for r in doc["reclaimable"] for k in r} == keys(ReclaimableDoc)
     assert {k for r in doc["reclaim_kept"] for k in r} == keys(FileNoteDoc)
     assert set(doc["last_run"]) == keys(RunDoc)
-    assert {k for u in doc["model_usage"].values() for k in u} == keys(UsageDoc)
+    assert {k for u in doc["model_usage"].values() for k in u} == keys(StageUsage)
 
 
 def test_only_what_the_command_reads_outside_the_ledger_is_optional() -> None:

@@ -21,7 +21,11 @@ def a_night() -> NightReport:
     report.articles = [WrittenArticle("New_Thing", True), WrittenArticle("Old_Thing", False)]
     report.noops = [GateRejection("r1", "synthesize", "b1", "Old_Thing", "E_CITE", "cite", "t")]
     report.captured = ["A passing name"]
-    report.usage = {"segment": StageUsage(2, 100, 0, 20, 1.5, 0)}
+    report.usage = {
+        "segment": StageUsage(
+            calls=2, prompt_tokens=100, cached_tokens=0, generated_tokens=20, seconds=1.5, errors=0
+        )
+    }
     return report
 
 
