@@ -107,9 +107,9 @@ def main() -> int:
                 report = run_night(app)
                 wall = time.perf_counter() - started
                 usage = model_calls.usage(app.ledger, report.run_id)
-                calls = sum(u.calls for u in usage.values())
-                seconds = sum(u.seconds for u in usage.values())
-                per_stage = {stage: u.seconds for stage, u in usage.items()}
+                calls = sum(u["calls"] for u in usage.values())
+                seconds = sum(u["seconds"] for u in usage.values())
+                per_stage = {stage: u["seconds"] for stage, u in usage.items()}
                 costs.append((path.name, calls, seconds, per_stage))
                 print(
                     f"[{n}/{len(files)}] {path.name[:50]} ({len(ids)} conv): {calls} calls, "

@@ -75,15 +75,16 @@ def main() -> int:
         print(f"  {s.stage}: {s.done} done, {len(s.failures)} failed")
     per = max(chunk_count, 1)
     for stage, u in usage.items():
-        computed = u.prompt_tokens - u.cached_tokens
-        print(f"  {stage}: {u.calls} calls ({u.calls / per:.1f} a chunk), {u.prompt_tokens} "
-              f"prompt tokens ({u.prompt_tokens / per:.0f} a chunk), computed/sent "
-              f"{computed / max(u.prompt_tokens, 1):.2f}, {u.generated_tokens} generated, "
-              f"{u.seconds:.1f} s, {u.errors} errors")  # fmt: skip
-    calls = sum(u.calls for u in usage.values())
-    prompt = sum(u.prompt_tokens for u in usage.values())
-    cached = sum(u.cached_tokens for u in usage.values())
-    calls_s = sum(u.seconds for u in usage.values())
+        computed = u["prompt_tokens"] - u["cached_tokens"]
+        print(f"  {stage}: {u['calls']} calls ({u['calls'] / per:.1f} a chunk), "
+              f"{u['prompt_tokens']} prompt tokens ({u['prompt_tokens'] / per:.0f} a chunk), "
+              "computed/sent "
+              f"{computed / max(u['prompt_tokens'], 1):.2f}, {u['generated_tokens']} generated, "
+              f"{u['seconds']:.1f} s, {u['errors']} errors")  # fmt: skip
+    calls = sum(u["calls"] for u in usage.values())
+    prompt = sum(u["prompt_tokens"] for u in usage.values())
+    cached = sum(u["cached_tokens"] for u in usage.values())
+    calls_s = sum(u["seconds"] for u in usage.values())
     model_s = calls_s + (loaded or 0.0)
     rest = wall - model_s
     ratio = (prompt - cached) / max(prompt, 1)
