@@ -20,13 +20,11 @@ from pathlib import Path
 from dreaming.clock import utc_now
 from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
 from dreaming.ledger import Ledger, conversations, raw_files, runs
-from dreaming.ledger.conversations import NewConversation, Stored, messages_sha
 from dreaming.ledger.raw_files import RawFile
 from dreaming.raw import read_transcript, too_large
 from dreaming.raw.common import MAX_BYTES
 from dreaming.raw.folder import import_into_raw, leaves_vault, not_a_candidate, sha256
 from dreaming.raw.folder import raw_files as raw_paths
-from dreaming.transcript import Conversation, content_id
 from dreaming.vault import Vault
 from dreaming.vault.logs import internal_error
 
@@ -202,11 +200,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         return _skip_unread(f, 0, reason, report)
     try:
         st = path.stat()
-        if (
-            row is not None
-            and (row.size, row.mtime_ns) == (st.st_size, st.st_mtime_ns)
-            and row.status != "pending"
-        ):
+        if not raw_files.unread_since(row, st.st_size, st.st_mtime_ns):
             report.unchanged += 1
             return 0
         if st.st_size > f.max_bytes:
@@ -286,13 +280,10 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
             redactions=result.redactions,
         ),
     )
-    held = conversations.held_by(ledger, rel)
-    conversations.release_file(ledger, rel)
-    # The file names its conversation only when it holds one (an aider history holds many).
-    single = held if len(result.conversations) == 1 else set()
-    for conv in result.conversations:
-        conv = replace(conv, source_id=_identity(ledger, rel, conv, single))
-        _store_conversation(ledger, rel, conv, now, report)
+    stored = conversations.store(ledger, rel, result.conversations, now)
+    report.conversations_new += stored.new
+    report.conversations_updated += stored.updated
+    report.messages_added += stored.messages_added
     report.redactions += result.redactions
     if result.conversations:
         report.ingested += 1
@@ -301,92 +292,8 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
     return result.size
 
 
-def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> str:
-    """The ledger id of `conv` as read from the file `rel`.
-
-    A source's own id names the conversation; a source without one is named by its
-    file (a single-conversation file keeps the id it had, however it is edited). Either
-    way another file's copy joins a conversation only as an earlier or later state of
-    it (one is a prefix of the other); a different chat under the same id (chats that
-    open alike, a copy with a line duplicated) is kept as a conversation of its own.
-    """
-    candidate = conv.source_id
-    if not conv.own_id and len(held) == 1:
-        candidate = next(iter(held))
-    row = conversations.get(ledger, candidate)
-    if row is None or row.file == rel or _same_lineage(ledger, candidate, row, conv):
-        return candidate
-    if not conv.own_id:
-        # An exact copy is the same chat: a renamed file keeps the id its old name minted.
-        sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
-        twin = conversations.with_content(ledger, conv.source, sha)
-        if twin is not None:
-            return twin
-    return content_id(conv.source, candidate, rel)
-
-
-def _same_lineage(ledger: Ledger, conv_id: str, row: Stored, conv: Conversation) -> bool:
-    """Whether the stored conversation and `conv` are one a prefix of the other."""
-    new = [(m.role, m.text, m.timestamp) for m in conv.messages]
-    if row.message_count <= len(new):
-        return messages_sha(new[: row.message_count]) == row.content_sha
-    stored = conversations.messages(ledger, conv_id, below=len(new))
-    return messages_sha((m.role, m.text, m.ts) for m in stored) == messages_sha(new)
-
-
 def _record_file(ledger: Ledger, f: RawFile) -> None:
     raw_files.put(ledger, f, utc_now())
-
-
-def _store_conversation(
-    ledger: Ledger, rel: str, conv: Conversation, now: str, report: IngestReport
-) -> None:
-    sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
-    count = len(conv.messages)
-    conversations.hold(ledger, rel, conv.source_id, count, sha)
-    existing = conversations.get(ledger, conv.source_id)
-    if existing is not None and (
-        existing.content_sha == sha
-        # An older or shorter copy of a conversation another file holds in full.
-        or (existing.file != rel and count <= existing.message_count)
-    ):
-        return
-    conversations.put(
-        ledger,
-        NewConversation(
-            id=conv.source_id,
-            hash8=conv.hash8,
-            source=conv.source,
-            file=rel,
-            parent_id=conv.parent_id,
-            title=conv.title,
-            created_at=conv.created_at,
-            updated_at=conv.updated_at,
-            message_count=count,
-            content_sha=sha,
-        ),
-        now,
-    )
-    report.messages_added += _sync_messages(ledger, conv)
-    if existing is None:
-        report.conversations_new += 1
-    else:
-        report.conversations_updated += 1
-
-
-def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
-    """Bring stored messages in line with `conv`, touching only positions that differ."""
-    stored = list(conversations.messages(ledger, conv.source_id))
-    changed = [
-        (i, m)
-        for i, (m, s) in enumerate(zip(conv.messages, stored, strict=False))
-        if (s.role, s.text, s.ts) != (m.role, m.text, m.timestamp)
-    ]
-    conversations.rewrite_messages(ledger, conv.source_id, changed)
-    new = conv.messages[len(stored) :]
-    conversations.add_messages(ledger, conv.source_id, len(stored), new)
-    conversations.truncate_messages(ledger, conv.source_id, len(conv.messages))
-    return len(new)
 
 
 def record_ingest(ledger: Ledger, report: IngestReport) -> None:

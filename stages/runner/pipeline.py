@@ -396,7 +396,7 @@ def _raw_to_read(vault: Vault, ledger: Ledger) -> int:
             st = path.stat()
         except OSError:
             continue
-        if row is None or (row.size, row.mtime_ns) != (st.st_size, st.st_mtime_ns):
+        if raw_files.unread_since(row, st.st_size, st.st_mtime_ns):
             count += 1
     return count
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from dreaming.errors import LedgerError
-from dreaming.ledger import MIGRATIONS, Ledger, watermarks
+from dreaming.ledger import MIGRATIONS, Ledger, raw_files, watermarks
+from dreaming.ledger.raw_files import RawFile
 
 
 def test_a_new_ledger_runs_every_migration(tmp_path: Path) -> None:
@@ -128,3 +129,20 @@ def test_a_lookup_of_more_values_than_sqlite_binds_at_once_sees_them_all(
             json.dumps(wanted[::7]),
         )
         assert sorted(r[0] for r in rows) == sorted(wanted[::7])
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        (None, True),
+        (RawFile("Raw/a.md", 10, 5, "sha", "raw", "ok", None), False),
+        (RawFile("Raw/a.md", 11, 5, "sha", "raw", "ok", None), True),
+        (RawFile("Raw/a.md", 10, 6, "sha", "raw", "ok", None), True),
+        (RawFile("Raw/a.md", 10, 5, "", None, "pending", "still being written"), True),
+        (RawFile("Raw/a.md", 10, 5, "", None, "failed", "not a transcript"), False),
+    ],
+)
+def test_the_raw_watermark_reads_a_file_new_changed_or_pending(
+    row: RawFile | None, expected: bool
+) -> None:
+    assert raw_files.unread_since(row, 10, 5) is expected

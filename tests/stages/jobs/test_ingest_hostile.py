@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dreaming.checks.status import status
-from dreaming.ledger import Ledger
+from dreaming.ledger import Ledger, conversations
 from dreaming.raw import read_transcript
 from dreaming.transcript import Conversation
 from dreaming.vault import Vault
@@ -194,18 +194,16 @@ def test_a_lone_surrogate_escape_fails_nothing(vault: Vault, ledger: Ledger) -> 
 def test_a_file_that_fails_to_store_fails_alone(
     vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import stages.jobs.ingest as ingest_module
-
     drop(vault, "a.md", chat("hi", "hello"))
     drop(vault, "b.md", chat("boom", "x"))
-    real = ingest_module._sync_messages
+    real = conversations._sync_messages
 
     def failing(ledger: Ledger, conv: Conversation) -> int:
         if conv.messages[0].text == "boom":
             raise ValueError("a bug in storing")
         return real(ledger, conv)
 
-    monkeypatch.setattr(ingest_module, "_sync_messages", failing)
+    monkeypatch.setattr(conversations, "_sync_messages", failing)
     report = ingest(vault, ledger)
     assert (report.conversations_new, report.messages_added) == (1, 2)
     assert conversation_texts(ledger) == {("hi", "hello")}

@@ -17,7 +17,7 @@ import pytest
 from dreaming.checks.status import status
 from dreaming.config import Settings
 from dreaming.errors import DreamingError
-from dreaming.ledger import Ledger, runs, work
+from dreaming.ledger import Ledger, raw_files, runs, work
 from dreaming.ledger.work import MAX_ATTEMPTS
 from dreaming.model import TextModel
 from dreaming.vault import Vault
@@ -164,6 +164,20 @@ def test_a_dry_run_makes_no_call_and_no_write_and_counts_the_units_to_do(
     assert plan.ingest.files == 1
     assert commits(vault) == before
     assert git(vault, "status", "--porcelain") == state
+
+
+def test_a_dry_run_counts_a_raw_file_still_pending_as_one_to_read(
+    vault: Vault, answers_file: Path
+) -> None:
+    half_a_record = '{"type":"user","sessionId":"s1","uuid":"u1","message":{"role":"us'
+    (vault.raw / "session.jsonl").write_text(half_a_record, encoding="utf-8")
+    night(vault, answers_file, [FakeStage("segment", "a")])
+    with app_for(vault, answers_file) as app:
+        row = raw_files.get(app.ledger, "Raw/session.jsonl")
+        assert row is not None
+        assert row.status == "pending"
+        plan = run_night(app, stages=(FakeStage("segment", "a"),), dry_run=True)
+    assert plan.ingest.files == 1
 
 
 def test_the_report_is_written_to_log_and_committed_with_the_run_trailer(
