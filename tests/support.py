@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from dreaming.ledger import Ledger
     from dreaming.model import TextModel
     from dreaming.vault import Vault
-    from stages.runner.contract import StageContext
+    from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -155,3 +155,13 @@ def stage_context(
         now=lambda: now,
         writer=Writer(vault, ledger, OwnWrites(), run_id) if write else None,
     )
+
+
+def run_unit(stage: Stage, ctx: StageContext, unit: Unit) -> UnitResult:
+    """One unit as the runner does it, less the bookkeeping: run, then settle what it
+    proposed in one transaction."""
+    result = stage.run(ctx, unit)
+    if result.settle is not None:
+        with ctx.ledger.transaction():
+            result.settle()
+    return result

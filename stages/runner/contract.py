@@ -45,9 +45,10 @@ class UnitResult:
     detail: str | None = None
     """Why it failed or was rejected: one line, for the run report."""
     settle: Callable[[], None] | None = None
-    """Ledger rows saying what the unit's writes hold: the runner runs it after it
-    committed them, in the transaction that records the unit done, so a run killed
-    in between never leaves the ledger claiming what history lacks."""
+    """The ledger rows the unit proposes (its chunks, subjects, buckets, homes, or what
+    its writes hold): the runner applies them after committing the unit's writes, in
+    the transaction that records the unit, so a run killed in between never leaves the
+    ledger claiming what history lacks, nor a unit half stored."""
 
 
 @dataclass
@@ -81,7 +82,9 @@ class Stage(Protocol):
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
         """Do one unit: call the model (constrained where the answer has a shape),
-        validate in code, store the output in the ledger (and, for synthesis, write
-        through stages/runner/write.py). A model answer in the wrong shape is `failed`, never
-        an exception; `BudgetExhausted` propagates so the runner stops cleanly."""
+        validate in code, and propose: the ledger rows it means go in `settle`, which the
+        runner applies with the unit's record (synthesis also writes through
+        stages/runner/write.py, committed before it). A model answer in the wrong shape is
+        `failed`, never an exception; `BudgetExhausted` propagates so the runner stops
+        cleanly."""
         ...

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
+from functools import partial
 
 from dreaming.ledger import chunks, conversations
 from dreaming.ledger.chunks import Chunk
@@ -114,8 +115,7 @@ class SegmentStage:
         texts = [m.text for m in stored]
         empty = nothing_to_file(roles, texts)
         if empty is not None:
-            chunks.replace(ctx.ledger, unit.key, [], ctx.now())
-            return UnitResult("done", empty)
+            return UnitResult("done", empty, settle=partial(_settle, ctx, unit.key, []))
         chunking = ctx.policy.text("Chunking")
         rules = parse_rules(chunking)
         try:
@@ -128,16 +128,11 @@ class SegmentStage:
                 labels = self._labels(ctx, unit.key, roles, texts, ranges, rules)
         except ModelCallError as e:
             return UnitResult("failed", str(e).splitlines()[0] if str(e) else "model answer")
-        chunks.replace(
-            ctx.ledger,
-            unit.key,
-            [
-                Chunk(unit.key, first, last, label, unit.input_hash, SEGMENTER_VERSION)
-                for (first, last), label in zip(ranges, labels, strict=True)
-            ],
-            ctx.now(),
-        )
-        return UnitResult("done")
+        cut = [
+            Chunk(unit.key, first, last, label, unit.input_hash, SEGMENTER_VERSION)
+            for (first, last), label in zip(ranges, labels, strict=True)
+        ]
+        return UnitResult("done", settle=partial(_settle, ctx, unit.key, cut))
 
     def _ranges(
         self,
@@ -191,3 +186,7 @@ class SegmentStage:
                 label = fallback_label(own or [texts[first]], rules.label_max_words)
             labels.append(label)
         return labels
+
+
+def _settle(ctx: StageContext, conv_id: str, cut: list[Chunk]) -> None:
+    chunks.replace(ctx.ledger, conv_id, cut, ctx.now())

@@ -41,7 +41,13 @@ class SynthesizeStage:
     name: StageName = "synthesize"
     policy: tuple[str, ...] = (SCHEMAS_PAGE, CONVENTIONS_PAGE)
 
+    def __init__(self) -> None:
+        self._planned: tuple[str, dict[str, list[Source]]] = ("", {})
+        """The run whose units were listed, and each unit's sources as planned then."""
+
     def units(self, ctx: StageContext) -> Iterator[Unit]:
+        planned: dict[str, list[Source]] = {}
+        self._planned = (ctx.run_id, planned)
         kinds = _kinds_checksum(ctx) + _language(ctx).code
         # Stories first: a chunk is in its story's bucket and, while a subject of it
         # is captured, in `_captured` too; its story is where it belongs, and
@@ -63,6 +69,7 @@ class SynthesizeStage:
                     ).encode("utf-8")
                 ).hexdigest()
                 label = f"{mode} {title_for_stem(stem)} ({len(chunk_ids)} from {bucket.label})"
+                planned[f"{bucket.id}/{stem}"] = sources
                 yield Unit(f"{bucket.id}/{stem}", digest, label)
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
@@ -74,11 +81,10 @@ class SynthesizeStage:
             path = resolve(ctx.vault, stem).path
         except UnsafePathError as e:
             return UnitResult("failed", str(e))
-        chunk_ids = plan(ctx, bucket_id).get(stem, [])
-        if not chunk_ids:
+        sources = self._sources(ctx, unit.key, bucket_id, stem)
+        if not sources:
             # An earlier unit of this run (the chunk's story) already wove them in.
             return UnitResult("done")
-        sources = load(ctx.ledger, chunk_ids)
         try:
             before = read_optional(ctx.vault, path, cap=MAX_PAGE_BYTES, what="an article")
         except RefusedFileError as e:
@@ -101,6 +107,19 @@ class SynthesizeStage:
             mark_complete(ctx, bucket_id)
 
         return UnitResult("done", note, settle)
+
+    def _sources(self, ctx: StageContext, key: str, bucket_id: int, stem: str) -> list[Source]:
+        """The unit's sources as `units` planned them, less what an earlier unit of this
+        run has changed since (woven in, or filed elsewhere: an article it could not
+        write); planned afresh for a unit `units` did not list."""
+        run_id, planned = self._planned
+        if run_id != ctx.run_id or key not in planned:
+            return load(ctx.ledger, plan(ctx, bucket_id).get(stem, []))
+        sources = planned[key]
+        ids = [s.chunk_id for s in sources]
+        done = woven.into(ctx.ledger, ids)
+        still = {t.chunk_id for t in woven.targets(ctx.ledger, ids) if t.stem == stem}
+        return [s for s in sources if s.chunk_id in still and (s.chunk_id, stem) not in done]
 
 
 def plan(ctx: StageContext, bucket_id: int) -> dict[str, list[str]]:

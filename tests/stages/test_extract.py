@@ -24,10 +24,10 @@ from dreaming.transcript import Message
 from dreaming.vault import Vault
 from stages.extract import ExtractStage, chunk_text, full_text
 from stages.prompts import extract as prompt
-from stages.runner.contract import StageContext, Unit, UnitResult
+from stages.runner.contract import StageContext, Unit
 from tests.fixtures.extract.gold import SYNTHETIC, GoldChunk
 from tests.fixtures.model.support import TINY, tiny_cache
-from tests.support import Answer, ScriptedModelFactory
+from tests.support import Answer, ScriptedModelFactory, run_unit
 
 __all__ = ["tiny_cache"]  # a fixture, imported for pytest
 
@@ -94,7 +94,7 @@ def test_subjects_judged_yes_are_stored_with_their_mentions(
     chunk_id = seed(ledger, GARDEN)
     model = scripted_model(answers(GARDEN, {"tomato", "companion planting"}))
     ctx = context(vault, ledger, model)
-    result = ExtractStage().run(ctx, only_unit(ctx))
+    result = run_unit(ExtractStage(), ctx, only_unit(ctx))
     assert result.status == "done"
     assert subjects.mentions_in(ledger, chunk_id) == [
         Mention(chunk_id, "tomato", "Tomato", True),
@@ -110,7 +110,7 @@ def test_the_main_subject_is_the_first_yes_only_when_the_model_says_so(
 ) -> None:
     chunk_id = seed(ledger, GARDEN)
     ctx = context(vault, ledger, scripted_model(answers(GARDEN, {"companion planting"}, main="no")))
-    ExtractStage().run(ctx, only_unit(ctx))
+    run_unit(ExtractStage(), ctx, only_unit(ctx))
     assert subjects.mentions_in(ledger, chunk_id) == [
         Mention(chunk_id, "companion planting", "Companion Planting", False)
     ]
@@ -121,7 +121,7 @@ def test_all_no_is_a_done_unit_with_no_subject(
 ) -> None:
     chunk_id = seed(ledger, GARDEN)
     ctx = context(vault, ledger, scripted_model(answers(GARDEN, set())))
-    assert ExtractStage().run(ctx, only_unit(ctx)).status == "done"
+    assert run_unit(ExtractStage(), ctx, only_unit(ctx)).status == "done"
     assert subjects.mentions_in(ledger, chunk_id) == []
 
 
@@ -131,7 +131,7 @@ def test_a_chunk_with_no_candidate_is_done_without_a_model_call(
     thanks = next(g for g in SYNTHETIC if g.name == "thank you")
     seed(ledger, thanks)
     ctx = context(vault, ledger)
-    assert ExtractStage().run(ctx, only_unit(ctx)).status == "done"
+    assert run_unit(ExtractStage(), ctx, only_unit(ctx)).status == "done"
 
 
 def test_a_wrong_shape_answer_fails_the_unit_and_stores_nothing(
@@ -141,7 +141,7 @@ def test_a_wrong_shape_answer_fails_the_unit_and_stores_nothing(
     script = answers(GARDEN, {"tomato", "companion planting"})
     script[2] = Answer("extract", script[2].user, "Mostly, yes.", prompt.SYSTEM)
     ctx = context(vault, ledger, scripted_model(script))
-    result = ExtractStage().run(ctx, only_unit(ctx))
+    result = run_unit(ExtractStage(), ctx, only_unit(ctx))
     assert result.status == "failed"
     assert result.detail
     assert subjects.mentions_in(ledger, chunk_id) == []
@@ -154,9 +154,9 @@ def test_running_again_on_the_same_input_changes_nothing(
     chunk_id = seed(ledger, GARDEN)
     ctx = context(vault, ledger, scripted_model(answers(GARDEN, {"tomato", "companion planting"})))
     first_unit = only_unit(ctx)
-    ExtractStage().run(ctx, first_unit)
+    run_unit(ExtractStage(), ctx, first_unit)
     before = subjects.mentions_in(ledger, chunk_id)
-    ExtractStage().run(ctx, first_unit)
+    run_unit(ExtractStage(), ctx, first_unit)
     assert subjects.mentions_in(ledger, chunk_id) == before
     assert only_unit(ctx) == first_unit
 
@@ -166,9 +166,9 @@ def test_a_judged_again_chunk_keeps_only_its_new_subjects(
 ) -> None:
     chunk_id = seed(ledger, GARDEN)
     ctx = context(vault, ledger, scripted_model(answers(GARDEN, {"tomato", "companion planting"})))
-    ExtractStage().run(ctx, only_unit(ctx))
+    run_unit(ExtractStage(), ctx, only_unit(ctx))
     ctx = context(vault, ledger, scripted_model(answers(GARDEN, {"companion planting"})))
-    ExtractStage().run(ctx, only_unit(ctx))
+    run_unit(ExtractStage(), ctx, only_unit(ctx))
     assert [m.subject for m in subjects.mentions_in(ledger, chunk_id)] == ["companion planting"]
 
 
@@ -187,8 +187,8 @@ def test_a_chunk_whose_topic_is_ignored_names_no_subject_and_calls_no_model(
     text = page.read_text(encoding="utf-8").replace("```ignore\n", f"```ignore\n{GARDEN.name}\n")
     page.write_text(text, encoding="utf-8")
     ctx = context(vault, ledger)
-    result = ExtractStage().run(ctx, only_unit(ctx))
-    assert result == UnitResult("done", "its topic is in Meta/Topics_to_Ignore.md")
+    result = run_unit(ExtractStage(), ctx, only_unit(ctx))
+    assert (result.status, result.detail) == ("done", "its topic is in Meta/Topics_to_Ignore.md")
     assert subjects.mentions_in(ledger, chunk_id) == []
 
 
@@ -253,7 +253,7 @@ def test_a_declared_alias_names_the_subject_by_its_title(
         for c in propose(the_text(BREAD), index)
     ] + [Answer("extract", prompt.main(body, "Rye"), "yes", prompt.SYSTEM)]
     ctx = context(vault, ledger, scripted_model(script))
-    ExtractStage().run(ctx, only_unit(ctx))
+    run_unit(ExtractStage(), ctx, only_unit(ctx))
     assert subjects.mentions_in(ledger, chunk_id) == [Mention(chunk_id, "rye", "Rye Flour", True)]
 
 
@@ -281,7 +281,7 @@ def test_the_tiny_real_model_completes_the_stage(
     chunk_id = seed(ledger, BREAD)
     model = load(f"mlx:{TINY}", cache_dir=tiny_cache)
     ctx = context(vault, ledger, model)
-    assert ExtractStage().run(ctx, only_unit(ctx)).status == "done"
+    assert run_unit(ExtractStage(), ctx, only_unit(ctx)).status == "done"
     assert all(m.chunk_id == chunk_id for m in subjects.mentions_in(ledger, chunk_id))
 
 
@@ -300,7 +300,7 @@ def test_an_article_alias_names_the_subject_by_the_article_title(
         Answer("extract", prompt.main(body, "Tomato Plant"), "yes", prompt.SYSTEM),
     ]
     ctx = context(vault, ledger, scripted_model(script))
-    assert ExtractStage().run(ctx, only_unit(ctx)).status == "done"
+    assert run_unit(ExtractStage(), ctx, only_unit(ctx)).status == "done"
     assert subjects.mentions_in(ledger, chunk_id) == [
         Mention(chunk_id, "tomato plant", "love apple", True)
     ]
@@ -313,7 +313,7 @@ def test_an_alias_from_an_article_written_after_an_earlier_run_is_known_the_next
     gold = GoldChunk("apples", (("user", "My love apple seedlings are leggy."),), frozenset())
     chunk_id = seed(ledger, gold)
     earlier = context(vault, ledger)
-    stage.run(earlier, only_unit(earlier))
+    run_unit(stage, earlier, only_unit(earlier))
     infobox = {"kind": "thing", "aliases": "love apple"}
     article = build("Tomato Plant", lead="A plant.", sections=[], infobox=infobox)
     (vault.articles / "Tomato_Plant.md").write_text(article, encoding="utf-8")
@@ -324,5 +324,5 @@ def test_an_alias_from_an_article_written_after_an_earlier_run_is_known_the_next
         Answer("extract", prompt.main(body, "Tomato Plant"), "yes", prompt.SYSTEM),
     ]
     later = replace(context(vault, ledger, scripted_model(script)), run_id="n2")
-    assert stage.run(later, only_unit(later)).status == "done"
+    assert run_unit(stage, later, only_unit(later)).status == "done"
     assert [m.subject for m in subjects.mentions_in(ledger, chunk_id)] == ["tomato plant"]

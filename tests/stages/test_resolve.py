@@ -17,7 +17,7 @@ from stages.resolve import Homes, ResolveStage
 from stages.runner.pipeline import run_stage
 from tests.fixtures.bucket_resolve.gold import THINGS
 from tests.story_support import RUN, context, conversation, names, run
-from tests.support import Answer, Counting, ScriptedModelFactory
+from tests.support import Answer, Counting, ScriptedModelFactory, run_unit
 
 LATER = "2026-03-09T03:00:00+00:00"
 
@@ -183,7 +183,7 @@ def test_a_subject_matching_topics_to_ignore_is_captured_and_the_run_says_so(
     names(ledger, b, "Watering Can")
     run(BucketStage(), context(vault, ledger))
     (unit,) = ResolveStage().units(context(vault, ledger))
-    result = ResolveStage().run(context(vault, ledger), unit)
+    result = run_unit(ResolveStage(), context(vault, ledger), unit)
     assert home(ledger, "watering can") == ("captured", None)
     assert result.detail is not None
     assert "Topics_to_Ignore" in result.detail

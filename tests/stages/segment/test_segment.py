@@ -23,7 +23,7 @@ from stages.jobs.ingest import ingest
 from stages.runner.contract import StageContext, UnitResult
 from stages.segment.stage import SegmentStage
 from tests.fixtures.model.support import tiny_cache
-from tests.support import Answer, Counting, ScriptedModelFactory, drop, raw_note
+from tests.support import Answer, Counting, ScriptedModelFactory, drop, raw_note, run_unit
 
 __all__ = ["tiny_cache"]  # a fixture, imported for pytest
 
@@ -111,7 +111,7 @@ def segment(
     ctx = context(vault, ledger, model)
     stage = SegmentStage()
     unit = next(u for u in stage.units(ctx) if u.key == conv_id)
-    return stage.run(ctx, unit), chunks.of_conversation(ledger, conv_id)
+    return run_unit(stage, ctx, unit), chunks.of_conversation(ledger, conv_id)
 
 
 def scripted(
