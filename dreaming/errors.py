@@ -72,7 +72,13 @@ class GitError(DreamingError):
 
 
 class LedgerError(DreamingError):
-    """The ledger database cannot be opened or migrated."""
+    """The ledger cannot be opened, migrated, read or written; SQLite's own error is
+    chained (`__cause__`)."""
+
+
+class LedgerUnavailable(LedgerError):
+    """The database itself said no (locked by another process, disk full): the whole
+    run stops and is redone, never one unit marked failed for it."""
 
 
 class ModelError(DreamingError):

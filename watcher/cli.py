@@ -465,7 +465,8 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except (OSError, sqlite3.Error) as e:
-        # A backstop: the system said no (disk full, permissions); still one line.
+        # A backstop: the system said no (disk full, permissions), or SQLite did while a
+        # result was read row by row, past the ledger's statement edge; still one line.
         err.print(f"dreaming: error: {shown(e)}", markup=False, soft_wrap=True)
         sys.exit(1)
 

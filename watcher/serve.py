@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -116,7 +115,7 @@ def _pending(app: App) -> int:
     try:
         with Ledger(app.vault.ledger_path, read_only=True) as ledger:
             return raw_files.counts(ledger).get("pending", 0)
-    except (DreamingError, sqlite3.Error):
+    except DreamingError:
         return 0
 
 

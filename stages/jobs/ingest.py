@@ -11,14 +11,13 @@ half-ingested. A bad file is recorded with a one-line reason and the rest goes o
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from dreaming.clock import utc_now
-from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
+from dreaming.errors import IncompleteTranscript, LedgerUnavailable, ReaderFault, TranscriptError
 from dreaming.ledger import Ledger, conversations, raw_files, runs
 from dreaming.ledger.raw_files import RawFile
 from dreaming.raw import read_transcript, too_large
@@ -129,7 +128,7 @@ def _ingest_alone(f: _File, report: IngestReport) -> int:
     try:
         with f.ledger.savepoint("one_file"):
             size = _ingest_file(f, one)
-    except sqlite3.OperationalError:
+    except LedgerUnavailable:
         raise  # the database itself (locked, disk full): the run stops and is redone
     except Exception as e:
         one = IngestReport()

@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from dreaming.accounting import metered
 from dreaming.checks.status import status
 from dreaming.config import load_settings
-from dreaming.errors import ModelError
+from dreaming.errors import LedgerError, ModelError
 from dreaming.ledger import Ledger, runs
 from dreaming.model import BudgetExhausted
 from dreaming.vault import Vault
@@ -67,5 +65,5 @@ def test_a_call_against_a_run_not_in_the_ledger_is_refused(
 ) -> None:
     answers = scripted_model([extract("a", "A")])
     model = metered(answers, load_settings(vault.root), ledger, "nope")
-    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+    with pytest.raises(LedgerError, match="FOREIGN KEY"):
         model.complete("extract", "S", "a")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
 
 import dreaming.model
-from dreaming.errors import ConfigError, ModelError, VaultError
+from dreaming.errors import ConfigError, LedgerError, ModelError, VaultError
 from dreaming.model import Completion, Constraint, TextModel, Usage
 from dreaming.vault import Vault, write_atomic
 from tests.support import Answer, ScriptedModelFactory
@@ -64,7 +63,7 @@ def test_the_ledger_opens_once_and_closes_with_the_app(vault: Vault) -> None:
     with App.open(vault.root) as app:
         ledger = app.ledger
         assert app.ledger is ledger
-    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+    with pytest.raises(LedgerError, match="closed"):
         ledger.db.execute("SELECT 1")
 
 

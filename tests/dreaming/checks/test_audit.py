@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -326,7 +325,7 @@ def test_a_read_only_ledger_cannot_be_created_by_opening_it(tmp_path: Path) -> N
 
 def test_a_read_only_ledger_refuses_writes(vault: Vault, ledger: Ledger) -> None:
     ledger.close()
-    with Ledger(vault.ledger_path, read_only=True) as reader, pytest.raises(sqlite3.Error):
+    with Ledger(vault.ledger_path, read_only=True) as reader, pytest.raises(LedgerError):
         remember(reader)
 
 

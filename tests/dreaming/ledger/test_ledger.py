@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dreaming.errors import LedgerError
+from dreaming.errors import LedgerError, LedgerUnavailable
 from dreaming.ledger import MIGRATIONS, Ledger, raw_files, watermarks
 from dreaming.ledger.raw_files import RawFile
 
@@ -146,3 +146,21 @@ def test_the_raw_watermark_reads_a_file_new_changed_or_pending(
     row: RawFile | None, expected: bool
 ) -> None:
     assert raw_files.unread_since(row, 10, 5) is expected
+
+
+def test_a_fault_in_a_statement_leaves_the_ledger_as_a_ledger_error(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "ledger.sqlite") as ledger:
+        with pytest.raises(LedgerError, match="no such table: nowhere; this is a fault") as e:
+            ledger.db.execute("SELECT * FROM nowhere")
+        assert isinstance(e.value.__cause__, sqlite3.OperationalError)
+        assert not isinstance(e.value, LedgerUnavailable)
+
+
+def test_a_ledger_another_process_holds_is_unavailable_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    with Ledger(path) as ledger, Ledger(path) as other:
+        other.db.execute("PRAGMA busy_timeout = 0")
+        with ledger.transaction():
+            watermarks.put(ledger, "a", "b", "2026-01-01T00:00:00+00:00")
+            with pytest.raises(LedgerUnavailable, match="another dreaming process"):
+                other.db.execute("BEGIN IMMEDIATE")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from typing import Any, get_args
 
 import pytest
 
+from dreaming.errors import LedgerError
 from dreaming.ledger import (
     Ledger,
     buckets,
@@ -128,13 +128,13 @@ def test_resegmenting_keeps_unchanged_chunks_and_what_hangs_off_them(ledger: Led
 
 
 def test_a_chunk_needs_its_conversation(ledger: Ledger) -> None:
-    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+    with pytest.raises(LedgerError, match="FOREIGN KEY"):
         chunks.replace(ledger, "nobody", [chunk("nobody", 0, 1)], NOW)
 
 
 def test_a_chunk_range_runs_forwards(ledger: Ledger) -> None:
     conversation(ledger, "conv")
-    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+    with pytest.raises(LedgerError, match="CHECK"):
         chunks.replace(ledger, "conv", [chunk("conv", 3, 1)], NOW)
 
 
@@ -175,7 +175,7 @@ def test_a_subject_with_an_article_names_it(ledger: Ledger) -> None:
     found = subjects.get(ledger, "sourdough")
     assert found is not None
     assert (found.status, found.article_stem) == ("article", "Sourdough")
-    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+    with pytest.raises(LedgerError, match="CHECK"):
         subjects.set_status(ledger, "sourdough", "article", None)
 
 
@@ -209,7 +209,7 @@ def test_the_captured_bucket_is_always_there(ledger: Ledger) -> None:
 
 
 def test_no_story_takes_the_captured_key(ledger: Ledger) -> None:
-    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+    with pytest.raises(LedgerError, match="CHECK"):
         buckets.for_label(ledger, "_captured", "_captured", NOW)
 
 
@@ -257,7 +257,7 @@ def test_a_run_records_its_outcome_and_commit(ledger: Ledger) -> None:
     ],
 )
 def test_the_ledger_refuses_a_run_that_cannot_be(ledger: Ledger, bad: Run) -> None:
-    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+    with pytest.raises(LedgerError, match="CHECK"):
         runs.put(ledger, bad)
 
 
