@@ -4,6 +4,7 @@ scripted model; no `DREAMING_*` variable of the developer's shell reaches a test
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -24,9 +25,18 @@ def _no_dreaming_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+@pytest.fixture(scope="session")
+def _vault_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vault made by `dreaming init` for the whole session, never used directly."""
+    return init_vault(tmp_path_factory.mktemp("template") / "vault").vault.root
+
+
 @pytest.fixture
-def vault(tmp_path: Path) -> Vault:
-    return init_vault(tmp_path / "vault").vault
+def vault(tmp_path: Path, _vault_template: Path) -> Vault:
+    """A fresh vault as `dreaming init` makes it: a copy of the session's template, its
+    git history and ledger included (a tenth of the time `init` takes)."""
+    shutil.copytree(_vault_template, tmp_path / "vault", symlinks=True)
+    return Vault.open(tmp_path / "vault")
 
 
 @pytest.fixture
