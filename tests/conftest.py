@@ -5,16 +5,43 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from dreaming.ledger import Ledger
 from dreaming.model import TextModel, load, unload_all
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
+from tests import support
 from tests.support import Answer, ScriptedModelFactory
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast lane: no test marked slow, a tenth of each property test's examples",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fast"):
+        support.FAST_LANE = True
+        chosen = config.option.markexpr
+        config.option.markexpr = f"({chosen}) and not slow" if chosen else "not slow"
+        settings.register_profile("fast", max_examples=10)
+        settings.load_profile("fast")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that loads a real model is slow whatever its module says."""
+    for item in items:
+        if item.get_closest_marker("model") is not None:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -27,8 +54,13 @@ def _no_dreaming_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def _vault_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One vault made by `dreaming init` for the whole session, never used directly."""
-    return init_vault(tmp_path_factory.mktemp("template") / "vault").vault.root
+    """One vault made by `dreaming init` for the whole session, never used directly;
+    its git objects packed and git's sample hooks left out, so each copy is a few files."""
+    root = init_vault(tmp_path_factory.mktemp("template") / "vault").vault.root
+    subprocess.run(["git", "-C", str(root), "gc", "-q", "--prune=now"], check=True)
+    for sample in (root / ".git" / "hooks").glob("*.sample"):
+        sample.unlink()
+    return root
 
 
 @pytest.fixture

@@ -20,6 +20,16 @@ if TYPE_CHECKING:
     from dreaming.vault import Vault
     from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 
+FAST_LANE = False
+"""Set by `pytest --fast` (tests/conftest.py) before any test module is imported."""
+
+
+def draws(n: int) -> int:
+    """A property test's `max_examples`: `n` in the full suite, a tenth (at least ten)
+    in the fast lane."""
+    return max(10, n // 10) if FAST_LANE else n
+
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 SHARED = REPO.parent / "shared"

@@ -16,6 +16,10 @@ from tests.support import raw_note
 DREAMING = Path(sys.executable).parent / "dreaming"
 
 
+# Slow: the console script in child processes.
+pytestmark = pytest.mark.slow
+
+
 def dreaming(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "DREAMING_VAULT"}
     return subprocess.run(

@@ -13,6 +13,9 @@ from watcher.heartbeat import Heartbeat, read_heartbeat
 from watcher.instance import instance_lock
 from watcher.watch import Reaction
 
+# Slow: a real watcher's heartbeat.
+pytestmark = pytest.mark.slow
+
 
 def test_no_heartbeat_when_no_watcher_ever_ran(vault: Vault) -> None:
     assert read_heartbeat(vault) is None

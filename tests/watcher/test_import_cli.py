@@ -34,6 +34,10 @@ from watcher.instance import instance_lock
 MAY_2025 = 1_746_100_000.0
 
 
+# Slow: `dreaming import` in child processes, real signals.
+pytestmark = pytest.mark.slow
+
+
 def snapshot(root: Path) -> dict[str, tuple[str, int]]:
     """Every file under `root`: its checksum and mtime. SQLite's own shared-memory files,
     which even a read-only reader of a WAL database makes, are not the vault's."""

@@ -32,6 +32,10 @@ with instance_lock(Vault.open(sys.argv[1])):
 """
 
 
+# Slow: real processes holding real locks.
+pytestmark = pytest.mark.slow
+
+
 @contextmanager
 def holder(vault: Vault, *extra: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     proc = subprocess.Popen(

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
@@ -36,6 +37,10 @@ TOOLS = {
     "source",
 }
 T = TypeVar("T")
+
+
+# Slow: `dreaming mcp` in a child process.
+pytestmark = pytest.mark.slow
 
 
 def over_stdio(vault: Vault, steps: Callable[[ClientSession], Awaitable[T]]) -> T:

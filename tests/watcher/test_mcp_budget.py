@@ -18,6 +18,9 @@ from dreaming.vault import Vault
 from tests.query_support import HUGE, big_wiki
 from tests.watcher.test_mcp import calls, over_stdio, text
 
+# Slow: `dreaming mcp` in a child process.
+pytestmark = pytest.mark.slow
+
 
 def sent(result: CallToolResult) -> int:
     """The bytes of the tool result as JSON, the way the server writes it, in its

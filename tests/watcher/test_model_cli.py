@@ -12,6 +12,10 @@ import pytest
 DREAMING = Path(sys.executable).parent / "dreaming"
 
 
+# Slow: the console script in child processes.
+pytestmark = pytest.mark.slow
+
+
 def dreaming(*args: str, cwd: Path, model: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "DREAMING_VAULT"}
     env["DREAMING_MODEL"] = model

@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from dreaming.ledger import Ledger
 from dreaming.query.budget import ENVELOPE
 from dreaming.vault import Vault
 from tests.query_support import HUGE, article, big_wiki, conversation, examples
 from tests.watcher.test_cli import dreaming
+
+# Slow: the console script in child processes.
+pytestmark = pytest.mark.slow
 
 
 def test_json_carries_tool_text_data_next_and_bytes(vault: Vault) -> None:

@@ -156,6 +156,7 @@ def test_an_edit_during_a_night_is_committed_after_it(vault: Vault, repo: VaultR
     assert head(repo).author.name == "Ada Person"
 
 
+@pytest.mark.slow  # waits as the watcher would
 def test_a_rebase_in_progress_holds_the_commit_and_says_why(vault: Vault, repo: VaultRepo) -> None:
     path = committed_article(vault, repo, "Sourdough", "A bread.")
     before = head(repo)
@@ -174,6 +175,7 @@ def test_a_rebase_in_progress_holds_the_commit_and_says_why(vault: Vault, repo: 
     assert message(head(repo)).startswith("Edit articles/Sourdough.md")
 
 
+@pytest.mark.slow  # another process holds git's index lock
 def test_an_index_lock_held_by_another_process_waits_and_is_said_once(
     vault: Vault, repo: VaultRepo
 ) -> None:

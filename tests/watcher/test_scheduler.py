@@ -19,6 +19,9 @@ from watcher.control import request_night, wait_result
 from watcher.night import NightRequest, NightResult
 from watcher.scheduler import SCHEDULE_FILE, NightScheduler
 
+# Slow: the real scheduler, seconds ahead.
+pytestmark = pytest.mark.slow
+
 
 class FakeNight:
     """Records each night; takes `seconds`; counts how many ran at once."""

@@ -58,6 +58,10 @@ if sys.argv[3:] == ["modules"]:
 """
 
 
+# Slow: `dreaming watch` in a child process, real signals.
+pytestmark = pytest.mark.slow
+
+
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "watcher.cli", *args],

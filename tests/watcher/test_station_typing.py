@@ -22,6 +22,10 @@ TYPING_SECONDS = 60.0
 WORDS = ("bake", "the", "sourdough", "before", "noon", "then", "fix", "ledger", "tests", "ship")
 
 
+# Slow: a minute of real typing against a real watcher.
+pytestmark = pytest.mark.slow
+
+
 def save(path: Path, data: bytes) -> None:
     """As an editor saves: the whole file at once (a temp file renamed into place)."""
     temp = path.with_name(".STATION.md.typing")

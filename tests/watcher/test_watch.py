@@ -16,6 +16,9 @@ from tests.support import drop, raw_note
 from tests.watch_support import spy_ingest, wait_for, watched
 from watcher.reactions import trouble
 
+# Slow: real watchfiles events, waited for.
+pytestmark = pytest.mark.slow
+
 
 def claude_line(n: int) -> str:
     """One Claude Code record; a file ending in part of one is still being written."""

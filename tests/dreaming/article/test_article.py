@@ -42,6 +42,7 @@ from dreaming.article.titles import heading_key, same_title, stem_for_title, tit
 from dreaming.article.validate import problems
 from dreaming.errors import DreamingError, UnsafePathError
 from tests.strategies import GenArticle, articles, near_markdown
+from tests.support import draws
 
 SAMPLE = """\
 ---
@@ -88,19 +89,19 @@ Small beginnings.
 # ---------------------------------------------------------------- round trip
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_render_of_parse_is_byte_identical_for_generated_articles(g: GenArticle) -> None:
     assert render(parse(g.text)) == g.text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=draws(300), deadline=None)
 @given(st.text())
 def test_render_of_parse_is_byte_identical_for_any_text(text: str) -> None:
     assert render(parse(text)) == text
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=draws(300), deadline=None)
 @given(near_markdown)
 def test_render_of_parse_is_byte_identical_for_near_markdown(text: str) -> None:
     assert render(parse(text)) == text
@@ -231,7 +232,7 @@ def _section_start(g: GenArticle, heading: str) -> tuple[int, str]:
     return g.text.index(old), old
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles(), st.data())
 def test_replace_section_changes_only_that_sections_bytes(
     g: GenArticle, data: st.DataObject
@@ -246,7 +247,7 @@ def test_replace_section_changes_only_that_sections_bytes(
     assert extract_section(out, heading) is not None
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_replacing_a_section_with_itself_changes_nothing(g: GenArticle) -> None:
     for heading in (LEAD, *g.headings):
@@ -506,7 +507,7 @@ def test_a_path_like_title_from_a_model_names_the_title_and_the_fix() -> None:
         stem_for_title("../../etc/passwd")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=draws(200), deadline=None)
 @given(st.text(max_size=30))
 def test_every_accepted_stem_is_a_single_plain_file_name(title: str) -> None:
     try:

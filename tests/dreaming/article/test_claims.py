@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreaming.article import claims
-from tests.support import best_seconds
+from tests.support import best_seconds, draws
 
 ASKED_ONLY = "user: how do I descale a kettle?\n\nassistant: boil vinegar and water, then rinse"
 QUIZ = (
@@ -136,7 +136,7 @@ def test_kept_sentences_keep_their_order() -> None:
     assert len(result.dropped) == 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=draws(200), deadline=None)
 @given(st.lists(st.text(max_size=200), max_size=5), st.text(max_size=2000))
 def test_the_check_never_raises_and_keeps_only_sentences_it_was_given(
     sentences: list[str], excerpt: str

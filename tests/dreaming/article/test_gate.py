@@ -14,6 +14,7 @@ from dreaming.article.markup import words
 from dreaming.article.normalize import normalize
 from dreaming.article.sections import replace_section
 from tests.strategies import COMMENTS, GenArticle, articles, near_markdown, rich_articles
+from tests.support import draws
 
 BEFORE = """\
 # Foo Bar
@@ -46,13 +47,13 @@ def codes(result: GateResult) -> tuple[str, ...]:
 # ---------------------------------------------------------------- properties
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_the_gate_accepts_an_unchanged_article(g: GenArticle) -> None:
     assert check(g.text, g.text).ok
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_the_gate_accepts_normalize_output_of_a_well_formed_article(g: GenArticle) -> None:
     after = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
@@ -60,7 +61,7 @@ def test_the_gate_accepts_normalize_output_of_a_well_formed_article(g: GenArticl
     assert result.ok, str(result)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles(), st.data())
 def test_the_gate_rejects_an_edit_that_drops_a_citation(g: GenArticle, data: st.DataObject) -> None:
     assume(g.hashes)
@@ -75,7 +76,7 @@ def test_the_gate_rejects_an_edit_that_drops_a_citation(g: GenArticle, data: st.
     assert check(g.text, after, allow_dropped=[dropped], touched=everything).ok
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(st.one_of(st.none(), st.text(), near_markdown), st.one_of(st.text(), near_markdown))
 def test_the_gate_returns_only_a_verdict_and_never_raises(before: str | None, after: str) -> None:
     first = check(before, after, touched=[LEAD, "A"], known_stems=["X"])
@@ -519,7 +520,7 @@ def _mutate(article: Article, how: str) -> tuple[Article, set[int]]:
     return replace(article, sections=tuple(secs)), others
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=draws(150), deadline=None)
 @given(rich_articles(), st.data())
 def test_the_gate_rejects_every_edit_that_loses_or_moves_a_part_it_does_not_name(
     g: GenArticle, data: st.DataObject
@@ -554,7 +555,7 @@ def test_the_gate_rejects_every_edit_that_loses_or_moves_a_part_it_does_not_name
     assert not check(g.text, after, touched=named, stem=g.stem).ok, how
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(rich_articles(), st.data())
 def test_the_gate_accepts_normalize_output_when_the_edit_names_nothing(
     g: GenArticle, data: st.DataObject

@@ -18,9 +18,12 @@ from dreaming.article.normalize import normalize
 from dreaming.article.queries import prose
 from dreaming.article.sections import extract_section, replace_section
 from tests.strategies import GenArticle, articles, nasty_markdown
+from tests.support import draws
 
 STEMS = ("Some_Title", "Cafe\u0301", "Foo_Bar", "X")
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=draws(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 sectioned = st.lists(nasty_markdown, min_size=1, max_size=4).map(

@@ -40,6 +40,10 @@ FLOOR_S = 0.05
 MAX_RATIO = 64.0
 
 
+# Slow: real timing against input size.
+pytestmark = pytest.mark.slow
+
+
 def _retitled(text: str) -> str:
     return render(replace(parse("# T\n"), title=text))
 

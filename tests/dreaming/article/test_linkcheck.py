@@ -18,7 +18,7 @@ from dreaming.article.keep import text_key
 from dreaming.article.linkcheck import decode, link_targets
 from dreaming.article.markup import words
 from dreaming.article.schematic import leaks
-from tests.support import best_seconds
+from tests.support import best_seconds, draws
 
 BEFORE = """\
 # Foo Bar
@@ -137,7 +137,7 @@ FORMS = (
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=draws(1000), deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES), min_size=1, max_size=8).map("".join), st.sampled_from(FORMS)
 )
@@ -160,6 +160,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # real timing against input size
 @pytest.mark.parametrize(("fn", "unit"), CASES)
 def test_link_scanning_and_measuring_run_in_linear_time(
     fn: Callable[[str], object], unit: str

@@ -13,6 +13,7 @@ from dreaming.article.normalize import normalize
 from dreaming.article.queries import footnote_defs, prose
 from dreaming.article.validate import problems
 from tests.strategies import GenArticle, articles, near_markdown
+from tests.support import draws
 
 KNOWN = ("Foo_Bar", "Baz", "Some_Title")
 
@@ -35,28 +36,28 @@ def cite(n: int | str, h: str = "deadbeef", date: str = "2024-01-02", desc: str 
 # ---------------------------------------------------------------- properties
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_normalize_is_idempotent_on_generated_articles(g: GenArticle) -> None:
     once = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
     assert normalize(once, stem=g.stem, known_stems=g.known_stems) == once
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=draws(300), deadline=None)
 @given(st.one_of(st.text(), near_markdown))
 def test_normalize_is_idempotent_on_any_text(text: str) -> None:
     once = norm(text)
     assert norm(once) == once
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_normalized_generated_articles_have_no_problems(g: GenArticle) -> None:
     out = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
     assert problems(parse(out), stem=g.stem) == []
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_normalize_keeps_code_fence_contents(g: GenArticle) -> None:
     out = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
@@ -64,7 +65,7 @@ def test_normalize_keeps_code_fence_contents(g: GenArticle) -> None:
     assert sorted(code_lines(prose(parse(out)))) == sorted(code_lines(prose(parse(g.text))))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=draws(100), deadline=None)
 @given(articles())
 def test_normalize_never_loses_a_citation(g: GenArticle) -> None:
     out = normalize(g.text, stem=g.stem, known_stems=g.known_stems)

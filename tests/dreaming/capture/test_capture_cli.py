@@ -19,6 +19,9 @@ from tests.capture_support import SESSION, claude_projects, host_env, session_en
 from tests.support import REPO
 from tests.watch_support import wait_for
 
+# Slow: the hook and pi in child processes.
+pytestmark = pytest.mark.slow
+
 
 def dreaming(home: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -35,6 +35,9 @@ from tests.capture_support import (
 from tests.support import corpus_or_skip
 from tests.watch_support import wait_for, watched
 
+# Slow: the hook in child processes, as each host runs it.
+pytestmark = pytest.mark.slow
+
 
 def record(n: int, session: str = "11111111-2222-3333-4444-555555555555") -> str:
     """One Claude Code user record of a session."""

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from dreaming.capture import claude, codex, pi
 from dreaming.capture.hostfile import HOOK_FILE, HookError, shell_command
+from tests.support import draws
 
 ARGV = ["/opt/dreaming/.venv/bin/python", "-I", "-S", str(HOOK_FILE), "claude-code", "/v/ü"]
 OURS = {"type": "command", "command": shell_command(ARGV), "timeout": claude.TIMEOUT}
@@ -289,7 +290,9 @@ def render(node: Any, style: Style, depth: int) -> str:
 
 @given(text=settings_texts())
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=draws(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_install_adds_only_ours_and_uninstall_gives_back_the_exact_bytes(
     tmp_path: Path, text: str
@@ -349,7 +352,9 @@ def toml_texts(draw: st.DrawFn) -> str:
 
 @given(text=toml_texts())
 @settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=draws(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 def test_codex_install_adds_only_ours_and_uninstall_gives_back_the_exact_bytes(
     tmp_path: Path, text: str

@@ -332,12 +332,14 @@ def test_a_read_only_ledger_refuses_writes(vault: Vault, ledger: Ledger) -> None
 # ---------------------------------------------------------------- the command
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_exits_0_on_a_clean_vault(vault: Vault) -> None:
     result = dreaming("audit", "--vault", str(vault.root))
     assert result.returncode == 0, result.stderr
     assert "clean" in result.stdout
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_names_each_violation_on_one_line_and_exits_1(vault: Vault) -> None:
     write(vault, "Bad\u001b[2J", clean_text("Bad"))
     result = dreaming("audit", "--vault", str(vault.root))
@@ -348,6 +350,7 @@ def test_the_command_names_each_violation_on_one_line_and_exits_1(vault: Vault) 
     assert "articles/Bad\\x1b[2J.md" in lines[0]
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_without_a_ledger_does_not_create_one(vault: Vault) -> None:
     vault.ledger_path.unlink()
     result = dreaming("audit", "--vault", str(vault.root), "--json")
@@ -356,6 +359,7 @@ def test_the_command_without_a_ledger_does_not_create_one(vault: Vault) -> None:
     assert not vault.ledger_path.exists()
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_json_document_has_the_declared_keys(vault: Vault) -> None:
     write(vault, "Thing_One", clean_text("Other"))
     result = dreaming("audit", "--vault", str(vault.root), "--json")
@@ -368,6 +372,7 @@ def test_the_json_document_has_the_declared_keys(vault: Vault) -> None:
     assert doc["clean"] is False
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_changes_neither_the_vault_nor_the_ledger(vault: Vault) -> None:
     with Ledger(vault.ledger_path) as led:
         remember(led)

@@ -234,6 +234,7 @@ def test_the_cli_prints_the_scorecard_and_json(vault: Vault, tmp_path: Path) -> 
     assert doc["per_question"][0]["name"] == "md034"
 
 
+@pytest.mark.slow  # `dreaming mcp` in a child process
 def test_over_mcp_the_eval_sees_what_it_sees_in_process(vault: Vault, tmp_path: Path) -> None:
     fill(vault)
     path = jsonl(
@@ -251,6 +252,7 @@ def test_over_mcp_the_eval_sees_what_it_sees_in_process(vault: Vault, tmp_path: 
     assert over["strategies"] == here["strategies"]
 
 
+@pytest.mark.slow  # `dreaming mcp` in a child process
 def test_an_mcp_server_that_cannot_start_says_why_in_one_line(tmp_path: Path) -> None:
     with (
         pytest.raises(McpError, match=r"^could not start .*no such folder; create a vault"),
@@ -259,6 +261,7 @@ def test_an_mcp_server_that_cannot_start_says_why_in_one_line(tmp_path: Path) ->
         pass
 
 
+@pytest.mark.slow  # `dreaming mcp` in a child process
 def test_an_mcp_server_that_dies_mid_session_is_one_clear_error(vault: Vault) -> None:
     fill(vault)
     with McpTools(vault) as tools:

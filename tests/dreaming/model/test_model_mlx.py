@@ -31,6 +31,10 @@ SYSTEM = "You are a helpful assistant. Answer in one short sentence."
 # --- before any model loads -------------------------------------------------------
 
 
+# Slow: the real mlx-lm path on a real model.
+pytestmark = pytest.mark.slow
+
+
 def test_a_missing_preset_says_how_to_install_it(tmp_path: Path) -> None:
     model = load("mlx:qwen2.5-coder-0.5b", cache_dir=tmp_path)
     with pytest.raises(

@@ -19,6 +19,9 @@ from dreaming.model.backends.openai import OpenAIModel
 from dreaming.model.constraint import Choice, Json
 from tests.fixtures.model.support import free_port
 
+# Slow: a server on loopback, with real timeouts.
+pytestmark = pytest.mark.slow
+
 
 @dataclass
 class Reply:

@@ -20,6 +20,10 @@ __all__ = ["tiny_cache", "tiny_folder"]  # fixtures, imported for pytest
 READY_SECONDS = 180
 
 
+# Slow: a real mlx_lm.server process.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def mlx_server(tiny_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()

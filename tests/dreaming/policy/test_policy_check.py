@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from dreaming.article.fences import fence_blocks, split_lines
 from dreaming.policy.checks import MAX_BYTES, OPTIONAL_BLOCKS, PAGES, REQUIRED_BLOCKS, check_page
 from stages.segment.plan import Rules, parse_rules
-from tests.support import REPO, best_seconds
+from tests.support import REPO, best_seconds, draws
 
 META = REPO / "meta_templates"
 
@@ -224,13 +224,13 @@ def test_a_removed_example_is_accepted() -> None:
     assert check_page("Editorial_Guidelines", data) == []
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=draws(300), deadline=None)
 @given(st.sampled_from(PAGES), st.binary(max_size=4096))
 def test_check_page_never_raises_on_arbitrary_bytes(name: str, data: bytes) -> None:
     assert all(isinstance(p, str) and "\n" not in p for p in check_page(name, data))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=draws(300), deadline=None)
 @given(st.sampled_from(PAGES), st.data())
 def test_check_page_never_raises_on_a_mangled_shipped_page(name: str, data: st.DataObject) -> None:
     text = shipped(name)
@@ -271,6 +271,7 @@ CASES: dict[str, tuple[str, Callable[[int], str]]] = {
 }
 
 
+@pytest.mark.slow  # real timing against input size
 @pytest.mark.parametrize("case", CASES)
 def test_check_page_runs_in_linear_time(case: str) -> None:
     name, make = CASES[case]

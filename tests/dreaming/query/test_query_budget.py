@@ -16,6 +16,7 @@ from dreaming.query import BUDGET, Reader, Result
 from dreaming.query.budget import ENVELOPE
 from dreaming.vault import Vault
 from tests.query_support import conversation
+from tests.support import draws
 from watcher.mcp import answer
 
 # Quotes, backslashes and control characters cost more in JSON than in UTF-8.
@@ -59,7 +60,7 @@ def _every_page(read: Callable[[int], Result]) -> list[tuple[int, Result | None]
 
 
 @settings(
-    max_examples=25,
+    max_examples=draws(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

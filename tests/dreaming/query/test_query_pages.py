@@ -12,6 +12,7 @@ from dreaming.ledger import Ledger, nav_index
 from dreaming.query import BUDGET, Reader
 from dreaming.vault import Vault
 from tests.query_support import article, note, pages_of, within_budget
+from tests.support import draws
 
 
 @pytest.fixture
@@ -127,7 +128,9 @@ _text = (
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=draws(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(words=st.integers(min_value=0, max_value=3000), extra=_text)
 def test_paging_returns_the_section_exactly_once_within_the_budget(

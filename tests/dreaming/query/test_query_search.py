@@ -11,6 +11,7 @@ from dreaming.query import Reader
 from dreaming.query.search import SNIPPET_BYTES, match_expression
 from dreaming.vault import Vault
 from tests.query_support import article, examples, within_budget
+from tests.support import draws
 
 
 @pytest.fixture
@@ -70,7 +71,9 @@ def test_fts_syntax_is_data(reader: Reader, text: str) -> None:
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=draws(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.text(max_size=300))
 def test_any_query_never_raises(reader: Reader, text: str) -> None:

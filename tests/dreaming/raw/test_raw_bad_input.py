@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dreaming.errors import IncompleteTranscript, TranscriptError
 from dreaming.raw import read_transcript
-from tests.support import FIXTURES
+from tests.support import FIXTURES, draws
 
 FIX = FIXTURES / "raw"
 CLAUDE = FIX / "claude-code" / "7c1e2f0a-5b3d-4e6f-8a9b-0c1d2e3f4a5b.jsonl"
@@ -206,13 +206,13 @@ def _check_contract(path: Path, data: bytes) -> None:
 NAMES = st.sampled_from(["x.jsonl", "x.json", "x.md", "conversations.json", "agent-1.jsonl"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=draws(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=NAMES, data=st.binary(max_size=2048))
 def test_fuzz_arbitrary_bytes(name: str, data: bytes) -> None:
     _check_contract(Path(name), data)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=draws(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     src=st.sampled_from(ALL_FIXTURES),
     cut=st.integers(min_value=0, max_value=20_000),
@@ -247,7 +247,7 @@ RECORDS = st.dictionaries(KEYS, JSON_VALUES | TYPES, max_size=6).map(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=draws(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(first=TYPES, records=st.lists(RECORDS, max_size=6))
 def test_fuzz_structured_records(first: str, records: list[dict[str, object]]) -> None:
     lines = [json.dumps({"type": first, "sessionId": "s"})] + [json.dumps(r) for r in records]

@@ -154,6 +154,7 @@ def _big_session(target_bytes: int) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
+@pytest.mark.slow  # real timing of a 10 MB session
 def test_ten_megabyte_session_reads_well_under_a_second(tmp_path: Path) -> None:
     data = _big_session(10 * 1024 * 1024)
     assert len(data) >= 10 * 1024 * 1024

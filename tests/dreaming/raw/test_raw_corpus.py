@@ -21,6 +21,7 @@ from dreaming.transcript import Conversation
 from tests.support import CORPUS
 
 pytestmark = [
+    pytest.mark.slow,  # every reader on the whole corpus, timed
     pytest.mark.corpus,
     pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not present at {CORPUS}"),
 ]

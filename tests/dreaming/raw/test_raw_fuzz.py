@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 
 from dreaming.errors import TranscriptError
 from dreaming.raw import ReadResult, read_transcript
+from tests.support import draws
 
 # The whole file stays within a few seconds per format: CI runs it on every push.
 FUZZ = settings(
-    max_examples=60,
+    max_examples=draws(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],

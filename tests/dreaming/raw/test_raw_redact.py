@@ -14,7 +14,7 @@ from dreaming.raw import read_transcript
 from dreaming.raw.common import KEY_ARG_CHARS, TITLE_CHARS, shorten, title_from, tool_call
 from dreaming.raw.redact import KINDS, redact
 from dreaming.transcript import Message
-from tests.support import REPO
+from tests.support import REPO, draws
 
 # Built from pieces so this file itself never holds a scannable key.
 A40 = "wJalrXUtnFEMIK7MDENGbPxRfiCYzEXAMPLEKEY1"
@@ -460,7 +460,7 @@ def _contexts(secret: str, before: str, after: str) -> list[str]:
     ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=draws(150), deadline=None)
 @given(st.sampled_from(EMBEDDED), PROSE, PROSE)
 def test_an_embedded_secret_never_survives(
     case: tuple[str, str, str], before: str, after: str
@@ -476,7 +476,7 @@ def test_an_embedded_secret_never_survives(
         assert probe not in redact(tool_call("Bash", text))[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=draws(150), deadline=None)
 @given(st.lists(st.sampled_from([c[1] for c in EMBEDDED]) | PROSE, max_size=6))
 def test_redaction_is_idempotent(parts: list[str]) -> None:
     once, _ = redact("\n".join(parts))

@@ -18,6 +18,10 @@ N = 4000
 FLOOR_S = 0.05
 
 
+# Slow: real timing against input size.
+pytestmark = pytest.mark.slow
+
+
 def _repeat(unit: str) -> Callable[[int], str]:
     return lambda n: unit * (n // len(unit) + 1)
 

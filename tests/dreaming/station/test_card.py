@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dreaming.resources import data_dir
 from dreaming.station import card
 from dreaming.station.card import CardProblem, Facts, clip, heat, working
-from tests.support import best_seconds
+from tests.support import best_seconds, draws
 
 SEED = (data_dir("vault_seed") / "STATION.md").read_bytes()
 FACTS = Facts(
@@ -125,7 +125,7 @@ row_value = st.text(
 free_text = st.text(st.characters(codec="utf-8", blacklist_characters="\0"), max_size=200)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=draws(60), deadline=None)
 @given(
     extra=st.lists(st.tuples(row_key, row_value), max_size=5),
     where=st.lists(st.integers(min_value=0, max_value=6), max_size=5),
@@ -150,7 +150,7 @@ def test_unknown_rows_durable_and_seed_stay_byte_identical(
     assert heat(hot.encode(), LATER) == hot.encode()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=draws(60), deadline=None)
 @given(intent=row_value, names=st.lists(row_key, max_size=6), notes=st.integers(0, 10**6))
 def test_heat_is_idempotent(intent: str, names: list[str], notes: int) -> None:
     facts = Facts(git="main@abc1234", articles=names, notes=notes, heated="2026-05-01 09:30")
@@ -170,7 +170,7 @@ def test_a_long_intent_is_clipped_to_240_characters_with_an_ellipsis() -> None:
 CLUSTERS = ["a", "é", "e\u0301", "👍🏽", "👩\u200d💻", "🇫🇷", "1\ufe0f\u20e3", "ก\u0e31", " "]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=draws(200), deadline=None)
 @given(st.lists(st.sampled_from(CLUSTERS), min_size=1, max_size=200))
 def test_clipping_never_splits_a_grapheme_cluster(parts: list[str]) -> None:
     text = "".join(parts)

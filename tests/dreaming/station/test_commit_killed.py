@@ -36,6 +36,10 @@ KILLS = {
 HEAT = ("station", "heat", "--vault")
 
 
+# Slow: processes killed mid-commit.
+pytestmark = pytest.mark.slow
+
+
 def killed_at(vault: Vault, point: str) -> subprocess.CompletedProcess[str]:
     """`dreaming station heat`, SIGKILLed at `point` (tests/rule_model.py's events)."""
     return subprocess.run(

@@ -21,7 +21,7 @@ from dreaming.station.notes import (
     note_lines,
     refresh,
 )
-from tests.support import best_seconds
+from tests.support import best_seconds, draws
 
 DAY = date(2026, 5, 1)
 N = 500
@@ -147,7 +147,7 @@ texts = st.lists(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=draws(80), deadline=None)
 @given(first=texts, second=texts, third=texts)
 def test_the_json_is_deterministic_and_round_trips(
     first: list[str], second: list[str], third: list[str]
@@ -189,6 +189,7 @@ def _replaced_between_twins(n: int) -> float:
     return best_seconds(lambda _: refresh(index, after, DAY), "")
 
 
+@pytest.mark.slow  # real timing against input size
 def test_a_refresh_runs_in_linear_time() -> None:
     small, large = _replaced_between_twins(N), _replaced_between_twins(16 * N)
     assert large < FLOOR_S or large < MAX_RATIO * max(small, 1e-4)

@@ -198,6 +198,7 @@ def test_a_rebase_in_progress_means_nothing_is_written(vault: Vault) -> None:
     assert git(vault, "rev-parse", "HEAD") == head
 
 
+@pytest.mark.slow  # another process holds git's index lock
 def test_a_held_index_lock_at_our_commit_puts_back_what_we_wrote(vault: Vault) -> None:
     card = vault.root / "STATION.md"
     before = card.read_bytes()

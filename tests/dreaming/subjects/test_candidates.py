@@ -206,6 +206,7 @@ CASES: dict[str, Callable[[int], str]] = {
 }
 
 
+@pytest.mark.slow  # real timing against input size
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_proposer_runs_in_linear_time(name: str) -> None:
     make = CASES[name]

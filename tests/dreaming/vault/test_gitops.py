@@ -271,6 +271,7 @@ def test_a_bracketed_name_never_sweeps_in_a_similar_file(vault: Vault) -> None:
     assert "articles/a1.md" in repo.dirty_paths()
 
 
+@pytest.mark.slow  # git in child processes, made to fail
 def test_a_failed_commit_leaves_the_index_as_it_found_it(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -151,6 +151,7 @@ def test_a_file_over_the_limit_is_skipped_unread(
     assert "max_raw_file_mb" in reason
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_cli_takes_the_limit_from_the_vault_settings(tmp_path: Path) -> None:
     root = tmp_path / "v"
     dreaming("init", str(root))
@@ -346,6 +347,7 @@ def test_a_link_inside_the_vault_is_read(vault: Vault, ledger: Ledger) -> None:
 HOSTILE = "evil\x1b[2J\x1b]0;owned\x07\nname.md"
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_control_characters_in_names_never_reach_the_terminal(tmp_path: Path) -> None:
     root = tmp_path / "v"
     dreaming("init", str(root))
@@ -424,6 +426,7 @@ def test_python_m_watcher_cli_runs_the_cli() -> None:
     assert "ingest" in done.stdout
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_a_pending_file_is_printed_with_its_reason_alone(tmp_path: Path) -> None:
     root = tmp_path / "v"
     dreaming("init", str(root))

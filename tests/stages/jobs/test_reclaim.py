@@ -401,6 +401,7 @@ def test_a_tracked_removal_waits_for_a_merge_to_end(vault: Vault, ledger: Ledger
     assert short.exists()
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_says_each_file_and_the_bytes_freed(vault: Vault, ledger: Ledger) -> None:
     short, _ = resumed(vault, ledger)
     size = short.stat().st_size
@@ -422,6 +423,7 @@ def test_the_command_says_each_file_and_the_bytes_freed(vault: Vault, ledger: Le
     ]
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_json(vault: Vault, ledger: Ledger) -> None:
     short, _ = resumed(vault, ledger)
     size = short.stat().st_size
@@ -438,6 +440,7 @@ def test_the_command_json(vault: Vault, ledger: Ledger) -> None:
     }
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_status_points_at_reclaim(vault: Vault, ledger: Ledger) -> None:
     short, _ = resumed(vault, ledger)
     shown = run_cli("status", "--vault", str(vault.root))
@@ -449,6 +452,7 @@ def test_status_points_at_reclaim(vault: Vault, ledger: Ledger) -> None:
     )
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_a_source_still_resolves_from_the_shell_after_reclaim(vault: Vault, ledger: Ledger) -> None:
     resumed(vault, ledger)
     article(vault, "Vault Watcher", footnotes=(note(1, HASH8),))
@@ -521,6 +525,7 @@ def test_a_newer_copy_ingested_between_the_check_and_the_removal_keeps_the_file(
     assert short.exists()
 
 
+@pytest.mark.slow  # a real watcher
 def test_a_running_watcher_sees_the_removal_and_keeps_everything(
     vault: Vault, ledger: Ledger
 ) -> None:

@@ -27,6 +27,7 @@ from stages.jobs.ingest import ingest
 from stages.jobs.reclaim import Reclaimed, Skipped, reclaim
 from tests.import_support import chatgpt_conversation
 from tests.stages.jobs.test_reclaim import LONG, SESSION, SHORT, put, run_cli
+from tests.support import draws
 
 Record = dict[str, Any]
 PER_TURN = 5
@@ -230,7 +231,9 @@ def edited(text: str, edit: tuple[float, str, str]) -> str:
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=draws(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(edit=EDIT)
 def test_an_edited_older_copy_is_removed_only_when_its_bytes_are_held(
@@ -254,7 +257,7 @@ def test_an_edited_older_copy_is_removed_only_when_its_bytes_are_held(
 LINES = st.lists(st.sampled_from([b"{}\n", b'{"a": 1}\n', b"x", b"\n", b"\r\n", b"\xc3\xa9"]))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=draws(200), deadline=None, suppress_health_check=list(HealthCheck))
 @given(start=LINES, first_rest=LINES, second_rest=LINES, block=st.integers(1, 9))
 def test_byte_prefix_finds_where_two_files_part_across_blocks(
     tmp_path: Path,

@@ -83,6 +83,10 @@ whose output was stored before the kill is no unit any more, so neither `work` n
 NIGHT = ("synthesize", "--model", "rule:any", "--vault")
 
 
+# Slow: nights killed in child processes.
+pytestmark = pytest.mark.slow
+
+
 def child(vault: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tests.rule_model", *options, "--", *NIGHT, str(vault)],

@@ -6,12 +6,17 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, runs, work
 from dreaming.vault import Vault
 from stages.runner.pipeline import run_night
 from tests.pipeline_fakes import FakeStage, answers
 from watcher.app import App
+
+# Slow: a night in a child process, stopped by a signal.
+pytestmark = pytest.mark.slow
 
 
 def app_for(vault: Vault, tmp_path: Path) -> App:

@@ -296,6 +296,7 @@ def child(
     return subprocess.Popen([*args, ",".join(keys), crash, *extra], cwd=ROOT, env=env)
 
 
+@pytest.mark.slow  # a child process holds the lock
 def test_a_second_run_while_one_holds_the_lock_refuses_naming_its_pid(
     vault: Vault, answers_file: Path, tmp_path: Path
 ) -> None:
@@ -315,6 +316,7 @@ def test_a_second_run_while_one_holds_the_lock_refuses_naming_its_pid(
         pass
 
 
+@pytest.mark.slow  # nights killed in child processes
 @pytest.mark.parametrize(
     "crash", ["b:before_write", "b:after_write", "b:at_record", "d:after_write"]
 )

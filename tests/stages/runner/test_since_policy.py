@@ -246,6 +246,7 @@ def test_each_stage_declares_exactly_the_pages_it_reads(vault: Vault, model: Top
     assert {w.name: w.read for w in watched} == {s.name: set(s.policy) for s in STAGES}
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_refuses_an_unknown_page_in_one_line(vault: Vault) -> None:
     said = command("synthesize", "--vault", str(vault.root), "--since-policy", "Nope")
     assert said.returncode == 1
@@ -253,6 +254,7 @@ def test_the_command_refuses_an_unknown_page_in_one_line(vault: Vault) -> None:
     assert said.stderr.count("\n") == 1
 
 
+@pytest.mark.slow  # the console script in a child process
 def test_the_command_plans_a_since_policy_run(done: Vault) -> None:
     ignore(done, "sourdough")
     said = command(

@@ -41,6 +41,10 @@ RUN = "run1"
 AT = "2026-12-01T03:00:00+00:00"
 
 
+# Slow: processes killed mid-write.
+pytestmark = pytest.mark.slow
+
+
 def dreaming(options: tuple[str, ...], *args: str) -> subprocess.CompletedProcess[str]:
     """`dreaming ARGS` with the rule model; `options`: `--kill EVENT:N`, `--count FILE`."""
     return subprocess.run(

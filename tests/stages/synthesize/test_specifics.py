@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stages.synthesize.specifics import MAX_LINES, final_code
-from tests.support import best_seconds
+from tests.support import best_seconds, draws
 
 TRIED_THEN_FIXED = (
     "user: my details element needs space below it when closed\n\n"
@@ -49,7 +49,7 @@ def test_code_holding_backticks_is_fenced_with_tildes() -> None:
     assert final_code(excerpt) == "~~~~md\n```py\nprint(1)\n```\n~~~~"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=draws(200), deadline=None)
 @given(st.text(max_size=3000))
 def test_any_excerpt_gives_a_closed_fence_or_nothing(excerpt: str) -> None:
     code = final_code(excerpt)

@@ -463,6 +463,7 @@ def test_model_numbers_become_footnote_labels() -> None:
     assert relabel(paras, {1: "4", 2: "7", 3: "8"}, ["7"], "") == "One.[^4] Two.[^7][^8]"
 
 
+@pytest.mark.slow  # real timing against input size
 def test_reading_a_draft_takes_time_linear_in_its_size() -> None:
     def read(text: str) -> object:
         return usable(text, 3, 10**9), opening(text), sentences(text)
