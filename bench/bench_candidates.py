@@ -1,6 +1,6 @@
 """How well code proposes subjects, on gold, with no model: the ceiling of EXTRACT.
 
-EXTRACT only judges what `dreaming/candidates.py` proposes, so a gold subject no
+EXTRACT only judges what `dreaming/subjects/candidates.py` proposes, so a gold subject no
 chunk proposes can never get a home, and every proposed non-subject is one more
 yes/no the model may get wrong. For each split of the gold set, ingests and
 segments the corpus conversations and prints:
@@ -30,13 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import cpu  # noqa: E402
-from dreaming.candidates import propose  # noqa: E402
-from dreaming.eval_gold import Gold, load_gold, names_key  # noqa: E402
+from dreaming.checks.gold import Gold, load_gold, names_key  # noqa: E402
 from dreaming.ledger import Ledger, conversations  # noqa: E402
-from dreaming.subjects import AliasIndex  # noqa: E402
+from dreaming.subjects.candidates import propose  # noqa: E402
+from dreaming.subjects.names import AliasIndex  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.extract import full_text  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 GOLD = ROOT / "tests" / "fixtures" / "wiki_gold.jsonl"

@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import cpu  # noqa: E402
-from dreaming.candidates import propose  # noqa: E402
 from dreaming.ledger.conversations import StoredMessage  # noqa: E402
 from dreaming.model import load  # noqa: E402
-from dreaming.subjects import AliasIndex, canonical  # noqa: E402
+from dreaming.subjects.candidates import propose  # noqa: E402
+from dreaming.subjects.names import AliasIndex, canonical  # noqa: E402
 from stages.extract import chunk_text, full_text, judge  # noqa: E402
 from tests.fixtures.extract.gold import CORPUS, SYNTHETIC, GoldChunk, corpus_gold  # noqa: E402
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from bench.machine import cpu  # noqa: E402
 from dreaming.ledger import Ledger  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
 
 
 def decode_only(files: list[Path]) -> float:
@@ -178,7 +178,7 @@ def tool_heavy_session(path: Path, target_bytes: int) -> None:
 _CHILD = """
 import resource, sys
 from pathlib import Path
-from stages.ingest import ingest
+from stages.jobs.ingest import ingest
 from dreaming.ledger import Ledger
 from dreaming.vault import Vault
 vault = Vault.open(sys.argv[1])

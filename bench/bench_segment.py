@@ -29,12 +29,12 @@ from bench.machine import cpu  # noqa: E402
 from dreaming.config import load_settings  # noqa: E402
 from dreaming.ledger import Ledger, chunks, conversations  # noqa: E402
 from dreaming.model import TextModel, load  # noqa: E402
-from dreaming.policy import Policy  # noqa: E402
+from dreaming.policy.pages import Policy  # noqa: E402
 from dreaming.vault import Vault  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
-from stages.segment import SegmentStage  # noqa: E402
-from stages.stage import StageContext  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
+from stages.runner.contract import StageContext  # noqa: E402
+from stages.segment.stage import SegmentStage  # noqa: E402
 
 GOLD = ROOT / "tests" / "fixtures" / "gold"
 CORPUS = ROOT.parent / "shared" / "corpus"

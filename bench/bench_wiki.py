@@ -30,13 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import cpu  # noqa: E402
+from dreaming.checks.gold import load_gold  # noqa: E402
+from dreaming.checks.wiki import scorecard  # noqa: E402
 from dreaming.config import Settings  # noqa: E402
-from dreaming.eval_gold import load_gold  # noqa: E402
-from dreaming.eval_wiki import scorecard  # noqa: E402
 from dreaming.ledger import Ledger, model_calls  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
-from stages.pipeline import run_night  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
+from stages.runner.pipeline import run_night  # noqa: E402
 from watcher.app import App  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -107,9 +107,9 @@ def main() -> int:
                 report = run_night(app)
                 wall = time.perf_counter() - started
                 usage = model_calls.usage(app.ledger, report.run_id)
-                calls = sum(u.calls for u in usage.values())
-                seconds = sum(u.seconds for u in usage.values())
-                per_stage = {stage: u.seconds for stage, u in usage.items()}
+                calls = sum(u["calls"] for u in usage.values())
+                seconds = sum(u["seconds"] for u in usage.values())
+                per_stage = {stage: u["seconds"] for stage, u in usage.items()}
                 costs.append((path.name, calls, seconds, per_stage))
                 print(
                     f"[{n}/{len(files)}] {path.name[:50]} ({len(ids)} conv): {calls} calls, "

@@ -70,10 +70,10 @@ def night(vault_path: Path) -> None:
         count = len(chunks.in_order(ledger))
         print(f"{vault_path}: {count} chunks")
         for stage, use in model_calls.usage(ledger).items():
-            per = use.calls / count if count else 0.0
+            per = use["calls"] / count if count else 0.0
             print(
-                f"  {stage:10} calls={use.calls:5} per chunk={per:.2f} "
-                f"prompt tokens={use.prompt_tokens} seconds={use.seconds:.0f}"
+                f"  {stage:10} calls={use['calls']:5} per chunk={per:.2f} "
+                f"prompt tokens={use['prompt_tokens']} seconds={use['seconds']:.0f}"
             )
 
 

@@ -2,7 +2,7 @@
 
 Generates the vault with the project's own functions (ledger query modules,
 `article.build`, one git commit), marks every unit of every stage in
-`stages.pipeline.STAGES` done, then measures, in one run:
+`stages.runner.pipeline.STAGES` done, then measures, in one run:
 
 - a nothing-new night (`run_night`, every unit done): wall time and model calls
   (goal: under 3 s, 0 calls), and where that time goes (ingest, each stage's unit
@@ -31,6 +31,7 @@ import dreaming.model  # noqa: E402
 from bench.machine import cpu  # noqa: E402
 from dreaming.article.document import build  # noqa: E402
 from dreaming.article.markup import Footnote  # noqa: E402
+from dreaming.clock import utc_now  # noqa: E402
 from dreaming.config import Settings  # noqa: E402
 from dreaming.ledger import (  # noqa: E402
     Ledger,
@@ -44,14 +45,14 @@ from dreaming.ledger import (  # noqa: E402
 from dreaming.ledger.chunks import Chunk  # noqa: E402
 from dreaming.ledger.subjects import Mention  # noqa: E402
 from dreaming.model import TextModel  # noqa: E402
-from dreaming.policy import Policy  # noqa: E402
-from dreaming.reindex import reindex  # noqa: E402
+from dreaming.policy.pages import Policy  # noqa: E402
+from dreaming.query.reindex import reindex  # noqa: E402
 from dreaming.vault import Vault  # noqa: E402
 from dreaming.vault.repo import VaultRepo  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
-from stages.pipeline import STAGES, run_night, utcnow  # noqa: E402
-from stages.stage import Stage, StageContext  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
+from stages.runner.contract import Stage, StageContext  # noqa: E402
+from stages.runner.pipeline import STAGES, run_night  # noqa: E402
 from tests.rule_model import RuleModel  # noqa: E402
 from tests.support import raw_note  # noqa: E402
 from watcher.app import App  # noqa: E402
@@ -152,7 +153,7 @@ def _citation(ledger: Ledger) -> Callable[[conversations.Updated], conversations
 
 
 def context(vault: Vault, ledger: Ledger, settings: Settings, model: TextModel) -> StageContext:
-    return StageContext(vault, ledger, settings, Policy(vault), "bench", lambda: model, utcnow)
+    return StageContext(vault, ledger, settings, Policy(vault), "bench", lambda: model, utc_now)
 
 
 def mark_done(vault: Vault, ledger: Ledger) -> None:

@@ -1,7 +1,7 @@
 """A real model's night over three corpus conversations: where the time goes.
 
 Ingests three single-conversation corpus files into a fresh vault and runs one
-whole night (`run_night`, every stage of `stages.pipeline.STAGES`) with the model
+whole night (`run_night`, every stage of `stages.runner.pipeline.STAGES`) with the model
 of the spec given, then prints, from the run's `model_calls` rows:
 
 - wall time split into model time (its calls and its load) and the rest (goal: rest < 5 %);
@@ -29,8 +29,8 @@ from dreaming.config import Settings  # noqa: E402
 from dreaming.ledger import Ledger, chunks, conversations, model_calls  # noqa: E402
 from dreaming.model.loader import load_seconds  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
-from stages.ingest import ingest  # noqa: E402
-from stages.pipeline import run_night  # noqa: E402
+from stages.jobs.ingest import ingest  # noqa: E402
+from stages.runner.pipeline import run_night  # noqa: E402
 from watcher.app import App  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -75,15 +75,16 @@ def main() -> int:
         print(f"  {s.stage}: {s.done} done, {len(s.failures)} failed")
     per = max(chunk_count, 1)
     for stage, u in usage.items():
-        computed = u.prompt_tokens - u.cached_tokens
-        print(f"  {stage}: {u.calls} calls ({u.calls / per:.1f} a chunk), {u.prompt_tokens} "
-              f"prompt tokens ({u.prompt_tokens / per:.0f} a chunk), computed/sent "
-              f"{computed / max(u.prompt_tokens, 1):.2f}, {u.generated_tokens} generated, "
-              f"{u.seconds:.1f} s, {u.errors} errors")  # fmt: skip
-    calls = sum(u.calls for u in usage.values())
-    prompt = sum(u.prompt_tokens for u in usage.values())
-    cached = sum(u.cached_tokens for u in usage.values())
-    calls_s = sum(u.seconds for u in usage.values())
+        computed = u["prompt_tokens"] - u["cached_tokens"]
+        print(f"  {stage}: {u['calls']} calls ({u['calls'] / per:.1f} a chunk), "
+              f"{u['prompt_tokens']} prompt tokens ({u['prompt_tokens'] / per:.0f} a chunk), "
+              "computed/sent "
+              f"{computed / max(u['prompt_tokens'], 1):.2f}, {u['generated_tokens']} generated, "
+              f"{u['seconds']:.1f} s, {u['errors']} errors")  # fmt: skip
+    calls = sum(u["calls"] for u in usage.values())
+    prompt = sum(u["prompt_tokens"] for u in usage.values())
+    cached = sum(u["cached_tokens"] for u in usage.values())
+    calls_s = sum(u["seconds"] for u in usage.values())
     model_s = calls_s + (loaded or 0.0)
     rest = wall - model_s
     ratio = (prompt - cached) / max(prompt, 1)

@@ -9,8 +9,8 @@ which `dreaming status` and the run report total per stage.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 
+from dreaming.clock import utc_now
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, model_calls
 from dreaming.model import Budget, CallRecord, MeteredModel, TextModel
@@ -31,7 +31,7 @@ def ledger_recorder(ledger: Ledger, run_id: str | None) -> Callable[[CallRecord]
                 generated_tokens=u.generated_tokens,
                 seconds=u.seconds,
                 error=call.error,
-                at=datetime.now(UTC).isoformat(timespec="seconds"),
+                at=utc_now(),
             ),
         )
 

@@ -50,6 +50,15 @@ class TranscriptError(DreamingError):
         self.reason = reason
 
 
+class ReaderFault(TranscriptError):
+    """A reader's own code failed on a file: ours to fix, not the person's. The cause is
+    chained (`__cause__`) for the traceback ingest keeps."""
+
+    def __init__(self, path: Path | str, source: str, cause: Exception) -> None:
+        super().__init__(path, f"internal error reading it as {source} ({type(cause).__name__})")
+        self.source = source
+
+
 class IncompleteTranscript(TranscriptError):
     """A Raw file looks half-written (still being copied): retry later, never half-ingest."""
 
@@ -63,7 +72,13 @@ class GitError(DreamingError):
 
 
 class LedgerError(DreamingError):
-    """The ledger database cannot be opened or migrated."""
+    """The ledger cannot be opened, migrated, read or written; SQLite's own error is
+    chained (`__cause__`)."""
+
+
+class LedgerUnavailable(LedgerError):
+    """The database itself said no (locked by another process, disk full): the whole
+    run stops and is redone, never one unit marked failed for it."""
 
 
 class ModelError(DreamingError):
@@ -76,3 +91,10 @@ class ConfigError(DreamingError):
 
 class PolicyError(DreamingError):
     """A Meta policy page is missing, unreadable or invalid."""
+
+
+def one_line(text: object, limit: int | None = None) -> str:
+    """Text fit for a one-line message: whitespace runs as one space, at most `limit`
+    characters."""
+    flat = " ".join(str(text).split())
+    return flat if limit is None else flat[:limit]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 
 from dreaming.ledger import buckets
 from dreaming.ledger.buckets import Bucket, Loose
@@ -21,7 +22,7 @@ from dreaming.model import ModelCallError, TextModel
 from stages.judge import says_yes
 from stages.lexical import SHORTLIST, jaccard, key_words, label_key, shortlist
 from stages.prompts import bucket as prompt
-from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
 
 KEY_VERSION = "1"
 """Bumped when `label_key` changes what labels compare equal."""
@@ -99,11 +100,7 @@ class BucketStage:
                 bucket = self._judged(ctx, loose, key)
             except ModelCallError as e:
                 return UnitResult("failed", str(e).splitlines()[0] if str(e) else "model answer")
-        with ctx.ledger.transaction():
-            if bucket is None:
-                bucket = buckets.for_label(ctx.ledger, loose.label, key, ctx.now())
-            buckets.add_chunk(ctx.ledger, bucket.id, loose.chunk_id, ctx.now())
-        return UnitResult("done")
+        return UnitResult("done", settle=partial(_settle, ctx, loose, key, bucket))
 
     def _judged(self, ctx: StageContext, loose: Loose, key: str) -> Bucket | None:
         """The first near-miss bucket the model says this chunk continues, if any."""
@@ -119,3 +116,10 @@ class BucketStage:
             if continues(model, system, story, loose.label, loose.chunk_id):
                 return candidate
         return None
+
+
+def _settle(ctx: StageContext, loose: Loose, key: str, bucket: Bucket | None) -> None:
+    """The chunk into the story it continues, or a story of its own."""
+    if bucket is None:
+        bucket = buckets.for_label(ctx.ledger, loose.label, key, ctx.now())
+    buckets.add_chunk(ctx.ledger, bucket.id, loose.chunk_id, ctx.now())

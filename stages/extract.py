@@ -1,6 +1,6 @@
 """EXTRACT: one chunk -> the subjects it is about.
 
-Code proposes candidates from the chunk's full text (dreaming/candidates.py), the
+Code proposes candidates from the chunk's full text (dreaming/subjects/candidates.py), the
 model judges each with one constrained yes/no over the chunk text, and the ones
 judged yes become subjects with a mention of the chunk; the first of them (the
 best-ranked) is asked once more whether it is the main subject. A chunk with no
@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
+from functools import partial
 
-from dreaming.candidates import VERSION as CANDIDATES_VERSION
-from dreaming.candidates import Candidate, propose
 from dreaming.ledger import article_index, chunks, conversations, subjects
 from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import StoredMessage
 from dreaming.ledger.subjects import Mention
 from dreaming.model import Choice, ModelCallError, TextModel
-from dreaming.subjects import AliasIndex, declared_aliases
+from dreaming.subjects.candidates import VERSION as CANDIDATES_VERSION
+from dreaming.subjects.candidates import Candidate, propose
+from dreaming.subjects.names import AliasIndex, declared_aliases
 from stages.prompts import extract as prompt
-from stages.segment_plan import ignore_patterns, ignored
-from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.segment.plan import ignore_patterns, ignored
 
 MESSAGE_CHARS = 1500
 """One message's share of the judged text: a pasted log or file says little more
@@ -95,9 +96,11 @@ class ExtractStage:
             return UnitResult("failed", f"chunk {unit.key} is gone; segment again")
         if ignored(chunk.label, ignore_patterns(ctx.policy.text("Topics_to_Ignore"))):
             # Kept, never dropped; it just names nothing that could become an article.
-            with ctx.ledger.transaction():
-                subjects.forget_mentions(ctx.ledger, chunk.id)
-            return UnitResult("done", "its topic is in Meta/Topics_to_Ignore.md")
+            return UnitResult(
+                "done",
+                "its topic is in Meta/Topics_to_Ignore.md",
+                settle=partial(_settle, ctx, chunk.id, []),
+            )
         messages = _messages(ctx, chunk)
         title = conversations.title(ctx.ledger, chunk.conv_id)
         candidates = propose(full_text(messages), self._alias_index(ctx), title=title)
@@ -107,14 +110,7 @@ class ExtractStage:
             judged = judge(ctx.model(), text, candidates, unit.key) if candidates else []
         except ModelCallError as e:
             return UnitResult("failed", str(e))
-        with ctx.ledger.transaction():
-            subjects.forget_mentions(ctx.ledger, chunk.id)
-            for candidate, is_main in judged:
-                subjects.add(ctx.ledger, candidate.key, candidate.display, ctx.now())
-                subjects.mention(
-                    ctx.ledger, Mention(chunk.id, candidate.key, candidate.surface, is_main)
-                )
-        return UnitResult("done")
+        return UnitResult("done", settle=partial(_settle, ctx, chunk.id, judged))
 
     def _alias_index(self, ctx: StageContext) -> AliasIndex:
         if self._index is None or self._index[0] != ctx.run_id:
@@ -124,6 +120,14 @@ class ExtractStage:
             )
             self._index = (ctx.run_id, index)
         return self._index[1]
+
+
+def _settle(ctx: StageContext, chunk_id: str, judged: list[tuple[Candidate, bool]]) -> None:
+    """What the chunk names, judged again: its earlier mentions replaced."""
+    subjects.forget_mentions(ctx.ledger, chunk_id)
+    for candidate, is_main in judged:
+        subjects.add(ctx.ledger, candidate.key, candidate.display, ctx.now())
+        subjects.mention(ctx.ledger, Mention(chunk_id, candidate.key, candidate.surface, is_main))
 
 
 def judge(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dreaming.model import Choice, ModelCallError, TextModel
-from stages.stage import StageName
+from stages.runner.contract import StageName
 
 YES_NO = Choice(("yes", "no"))
 

@@ -22,21 +22,22 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from dreaming.article import stem_for_title
 from dreaming.article.titles import heading_key
-from dreaming.candidates import is_file_name
 from dreaming.errors import UnsafePathError
 from dreaming.ledger import buckets, chunks, subjects
 from dreaming.ledger.subjects import Mention, Reach, Subject
 from dreaming.model import ModelCallError, TextModel
-from dreaming.subjects import AliasIndex, canonical, declared_aliases
+from dreaming.subjects.candidates import is_file_name
+from dreaming.subjects.names import AliasIndex, canonical, declared_aliases
 from stages.judge import says_yes
 from stages.lexical import SHORTLIST, contains, key_words, shortlist, trigrams
 from stages.prompts import resolve as prompt
-from stages.segment_plan import ignore_patterns, ignored
-from stages.stage import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.segment.plan import ignore_patterns, ignored
 
 RESOLVER_VERSION = "1"
 """Bumped when the code half changes where a subject goes."""
@@ -228,8 +229,12 @@ class ResolveStage:
             homes = self._decide(ctx, unit.key, named)
         except ModelCallError as e:
             return UnitResult("failed", str(e).splitlines()[0] if str(e) else "model answer")
-        captured = _store(ctx, homes, named, ids)
-        return UnitResult("done", _summary(homes, captured))
+        to_capture = _to_capture(homes, named, ids)
+        return UnitResult(
+            "done",
+            _summary(homes, len(to_capture)),
+            settle=partial(_store, ctx, homes, to_capture),
+        )
 
     def _decide(
         self, ctx: StageContext, unit: str, named: dict[str, list[Mention]]
@@ -312,28 +317,33 @@ def _labels(ctx: StageContext, named: dict[str, list[Mention]]) -> dict[str, str
     return found
 
 
-def _store(
-    ctx: StageContext, homes: dict[str, Home], named: dict[str, list[Mention]], ids: Sequence[str]
-) -> int:
-    """Write the decided homes; every chunk naming a captured subject, or none at all,
-    also goes into `_captured`. Returns how many chunks that is."""
+def _to_capture(
+    homes: dict[str, Home], named: dict[str, list[Mention]], ids: Sequence[str]
+) -> list[str]:
+    """The chunks that go into `_captured`: every one naming a captured subject, or none
+    at all."""
+    quiet = [cid for cid in ids if not any(cid == m.chunk_id for ms in named.values() for m in ms)]
+    held = [m.chunk_id for name, h in homes.items() if _captured(h) for m in named[name]]
+    return list(dict.fromkeys([*quiet, *held]))
+
+
+def _captured(home: Home) -> bool:
+    return not (home.kind == "redirect" and home.stem is not None) and home.kind != "article"
+
+
+def _store(ctx: StageContext, homes: dict[str, Home], to_capture: Sequence[str]) -> None:
+    """Write the decided homes and fill `_captured`."""
     now = ctx.now()
-    to_capture = [
-        cid for cid in ids if not any(cid == m.chunk_id for ms in named.values() for m in ms)
-    ]
-    with ctx.ledger.transaction():
-        for name, home in homes.items():
-            if home.kind == "redirect" and home.stem is not None:
-                subjects.redirect(ctx.ledger, name, home.stem, "folded", now)
-                subjects.set_status(ctx.ledger, name, "redirect")
-            elif home.kind == "article":
-                subjects.set_status(ctx.ledger, name, "article", home.stem)
-            else:
-                subjects.set_status(ctx.ledger, name, "captured")
-                to_capture.extend(m.chunk_id for m in named[name])
-        for cid in dict.fromkeys(to_capture):
-            buckets.add_chunk(ctx.ledger, buckets.CAPTURED, cid, now)
-    return len(set(to_capture))
+    for name, home in homes.items():
+        if home.kind == "redirect" and home.stem is not None:
+            subjects.redirect(ctx.ledger, name, home.stem, "folded", now)
+            subjects.set_status(ctx.ledger, name, "redirect")
+        elif home.kind == "article":
+            subjects.set_status(ctx.ledger, name, "article", home.stem)
+        else:
+            subjects.set_status(ctx.ledger, name, "captured")
+    for cid in to_capture:
+        buckets.add_chunk(ctx.ledger, buckets.CAPTURED, cid, now)
 
 
 def _summary(homes: dict[str, Home], captured_chunks: int) -> str:

@@ -4,16 +4,44 @@ scripted model; no `DREAMING_*` variable of the developer's shell reaches a test
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from dreaming.ledger import Ledger
 from dreaming.model import TextModel, load, unload_all
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
+from tests import support
 from tests.support import Answer, ScriptedModelFactory
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast lane: no test marked slow, a tenth of each property test's examples",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fast"):
+        support.FAST_LANE = True
+        chosen = config.option.markexpr
+        config.option.markexpr = f"({chosen}) and not slow" if chosen else "not slow"
+        settings.register_profile("fast", max_examples=10)
+        settings.load_profile("fast")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that loads a real model is slow whatever its module says."""
+    for item in items:
+        if item.get_closest_marker("model") is not None:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -24,9 +52,23 @@ def _no_dreaming_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+@pytest.fixture(scope="session")
+def _vault_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vault made by `dreaming init` for the whole session, never used directly;
+    its git objects packed and git's sample hooks left out, so each copy is a few files."""
+    root = init_vault(tmp_path_factory.mktemp("template") / "vault").vault.root
+    subprocess.run(["git", "-C", str(root), "gc", "-q", "--prune=now"], check=True)
+    for sample in (root / ".git" / "hooks").glob("*.sample"):
+        sample.unlink()
+    return root
+
+
 @pytest.fixture
-def vault(tmp_path: Path) -> Vault:
-    return init_vault(tmp_path / "vault").vault
+def vault(tmp_path: Path, _vault_template: Path) -> Vault:
+    """A fresh vault as `dreaming init` makes it: a copy of the session's template, its
+    git history and ledger included (a tenth of the time `init` takes)."""
+    shutil.copytree(_vault_template, tmp_path / "vault", symlinks=True)
+    return Vault.open(tmp_path / "vault")
 
 
 @pytest.fixture

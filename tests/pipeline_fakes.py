@@ -21,9 +21,9 @@ from dreaming.config import Settings
 from dreaming.errors import DreamingError
 from dreaming.ledger import work
 from dreaming.vault import Vault, checksum
-from stages.pipeline import run_night
-from stages.stage import StageContext, StageName, Unit, UnitResult
-from stages.write import Edit
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.runner.pipeline import run_night
+from stages.runner.write import Edit
 from tests.support import Answer
 from watcher.app import App
 

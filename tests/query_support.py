@@ -12,7 +12,7 @@ from dreaming.article.markup import Footnote
 from dreaming.ledger import Ledger, conversations
 from dreaming.ledger.conversations import NewConversation
 from dreaming.query import BUDGET, Reader, Result
-from dreaming.raw.types import Message
+from dreaming.transcript import Message
 from dreaming.vault import Vault
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"

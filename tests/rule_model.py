@@ -114,7 +114,7 @@ def install_hooks(hit: Callable[[str], None]) -> RuleModel:
     from dreaming.ledger import Ledger, work
     from dreaming.vault import index_lock, writes
     from dreaming.vault.repo import VaultRepo
-    from stages.write import Writer
+    from stages.runner.write import Writer
 
     model = RuleModel(on_call=lambda: hit("call"))
 

@@ -10,12 +10,12 @@ from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
 from dreaming.ledger.subjects import Mention
 from dreaming.model import TextModel
-from dreaming.raw.types import Message
-from dreaming.subjects import canonical
+from dreaming.subjects.names import canonical
+from dreaming.transcript import Message
 from dreaming.vault import Vault
-from stages.pipeline import run_stage
-from stages.report import StageReport
-from stages.stage import Stage, StageContext
+from stages.runner.contract import Stage, StageContext
+from stages.runner.pipeline import run_stage
+from stages.runner.report import StageReport
 from tests.support import stage_context
 
 NOW = "2026-03-02T03:00:00+00:00"

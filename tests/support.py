@@ -18,9 +18,21 @@ if TYPE_CHECKING:
     from dreaming.ledger import Ledger
     from dreaming.model import TextModel
     from dreaming.vault import Vault
-    from stages.stage import StageContext
+    from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+FAST_LANE = False
+"""Set by `pytest --fast` (tests/conftest.py) before any test module is imported."""
+
+
+def draws(n: int) -> int:
+    """A property test's `max_examples`: `n` in the full suite, a tenth (at least ten)
+    in the fast lane."""
+    return max(10, n // 10) if FAST_LANE else n
+
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"
 
 
@@ -133,10 +145,10 @@ def stage_context(
     none at all (a call then fails the test); `write`: with the run's Writer."""
     from dreaming.config import Settings
     from dreaming.ledger import runs
-    from dreaming.policy import Policy
+    from dreaming.policy.pages import Policy
     from dreaming.vault import OwnWrites
-    from stages.stage import StageContext
-    from stages.write import Writer
+    from stages.runner.contract import StageContext
+    from stages.runner.write import Writer
 
     def no_model() -> TextModel:
         raise AssertionError("this run should call no model")
@@ -153,3 +165,13 @@ def stage_context(
         now=lambda: now,
         writer=Writer(vault, ledger, OwnWrites(), run_id) if write else None,
     )
+
+
+def run_unit(stage: Stage, ctx: StageContext, unit: Unit) -> UnitResult:
+    """One unit as the runner does it, less the bookkeeping: run, then settle what it
+    proposed in one transaction."""
+    result = stage.run(ctx, unit)
+    if result.settle is not None:
+        with ctx.ledger.transaction():
+            result.settle()
+    return result

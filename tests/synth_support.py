@@ -13,12 +13,12 @@ from dreaming.ledger.chunks import Chunk
 from dreaming.ledger.conversations import NewConversation
 from dreaming.ledger.subjects import Mention
 from dreaming.model import TextModel
-from dreaming.raw.types import Message
+from dreaming.transcript import Message
 from dreaming.vault import Vault
-from stages import proto
 from stages.prompts import create as prompt
-from stages.sources import Source
-from stages.stage import StageContext
+from stages.runner.contract import StageContext
+from stages.synthesize import proto
+from stages.synthesize.sources import Source
 from tests.support import Answer, stage_context
 
 NOW = "2026-03-02T03:00:00+00:00"

@@ -14,6 +14,10 @@ DATA = ("vault_seed", "meta_templates", "launchd")
 CODE = ("dreaming", "stages", "watcher")
 
 
+# Slow: builds and installs a wheel with pip.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The files setuptools puts into the wheel (its build_py step), built from a copy."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dreaming.vault import Vault
-from stages import ingest as ingest_stage
+from stages.jobs import ingest as ingest_stage
 from watcher import raw_route
 from watcher.app import App
 from watcher.watch import Reaction, watch_vault

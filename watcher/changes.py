@@ -16,7 +16,7 @@ from typing import Literal
 
 from watchfiles import Change
 
-from dreaming.station import Changed
+from dreaming.station.settle import Changed
 from dreaming.vault.writes import is_write_temp
 
 Route = Literal["raw", "meta", "station", "notes", "article"]

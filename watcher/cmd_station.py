@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
+from dreaming.clock import utc_now
 from watcher.console import command_app, err, out, shown, vault_option
 
 
@@ -21,10 +21,10 @@ def station() -> None:
 @vault_option
 def station_heat(vault_path: Path | None) -> None:
     """Heat STATION.md and refresh the notes index now, as a save of either does."""
-    from dreaming.station import settle
+    from dreaming.station.settle import settle
 
     app = command_app(vault_path)
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = utc_now()
     result = settle(app.vault, app.own_writes, changed={"station", "notes"}, now=now)
     for line in result.said:
         out.print(shown(line), markup=False)
@@ -40,7 +40,7 @@ def station_heat(vault_path: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def station_look(vault_path: Path | None, query: str, as_json: bool) -> None:
     """The plane, the articles QUERY names, and the current notes matching it."""
-    from dreaming.station import look
+    from dreaming.station.settle import look
 
     app = command_app(vault_path)
     seen = look(app.vault, query, app.existing_ledger())

@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import os
 import threading
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
+from dreaming.clock import utc_now
 from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, write_atomic
+from dreaming.vault.checksums import current_checksum
 from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
-from dreaming.vault.writes import current_checksum
 from watcher.instance import watching_pid
 
 if TYPE_CHECKING:  # the watch loop's imports cost every CLI start ~0.15 s
@@ -65,7 +66,7 @@ class HeartbeatDoc(TypedDict):
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return utc_now()
 
 
 class Heartbeat:

@@ -12,7 +12,6 @@ before each read. The model is never loaded.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -203,8 +202,8 @@ def answer(call: Callable[[], Result]) -> CallToolResult:
         result = call()
     except DreamingError as e:
         return _error(str(e))
-    except (OSError, sqlite3.Error) as e:
-        # The system said no (disk, permissions, a locked ledger): still one line.
+    except OSError as e:
+        # The system said no (disk, permissions): still one line.
         return _error(f"{type(e).__name__}: {e}")
     return CallToolResult(
         content=[TextContent(type="text", text=result.text)],

@@ -52,6 +52,8 @@ class McpTools:
         self._log = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
         self._resolved: dict[str, Result] = {}
         self._searched: dict[str, Result] = {}
+        self._lost: BaseException | None = None
+        """What ended the session after it was ready; the next call says it."""
 
     def __enter__(self) -> McpTools:
         self._thread.start()
@@ -101,7 +103,9 @@ class McpTools:
                 ready.set_result(None)
                 await self._stop.wait()
         except BaseException as e:
-            if not ready.done():
+            if ready.done():
+                self._lost = e
+            else:
                 ready.set_exception(e)
         finally:
             self._closed.set_result(None)
@@ -110,6 +114,9 @@ class McpTools:
         """One tool call; its Result as the agent received it."""
         if self._client is None:
             raise McpError("the MCP session is not open")
+        if self._lost is not None:
+            why = self._said() or f"{type(self._lost).__name__}: {self._lost}"
+            raise McpError(f"`dreaming mcp` stopped answering ({tool}): {why}")
         try:
             answer: CallToolResult = asyncio.run_coroutine_threadsafe(
                 self._client.call_tool(tool, args), self._loop

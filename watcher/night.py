@@ -17,18 +17,17 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
+from dreaming.clock import utc_now
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, runs
 from dreaming.vault import Vault
 from dreaming.vault.lock import LOCK_NAME as RUN_LOCK
-from watcher.instance import lock_holder
+from dreaming.vault.lock import lock_holder
+from dreaming.vault.logs import rotate
 
 LOG_NAME = "night.log"
-LOG_LIMIT = 1024 * 1024
-LOGS_KEPT = 5
 LOCK_POLL = 1.0
 """Seconds between looks at a run lock another process holds."""
 
@@ -91,7 +90,7 @@ class NightRunner:
                 return NightResult("skipped", "not run: the watcher stopped while it waited")
         self.vault.logs.mkdir(parents=True, exist_ok=True)
         rotate(self.log)
-        started = datetime.now(UTC).isoformat(timespec="seconds")
+        started = utc_now()
         argv = [*self.command, "synthesize", "--here", "--vault", str(self.vault.root)]
         argv += request.args()
         with self._guard:
@@ -164,17 +163,3 @@ def _last_line(path: Path) -> str | None:
 def run_lock_holder(vault: Vault) -> int | None:
     """The pid holding the vault's run lock, else None."""
     return lock_holder(vault.state / RUN_LOCK)
-
-
-def rotate(path: Path, limit: int = LOG_LIMIT, kept: int = LOGS_KEPT) -> None:
-    """Past `limit` bytes, `path` becomes `path.1` (and .1 → .2 …, `kept` in all)."""
-    try:
-        if path.stat().st_size <= limit:
-            return
-    except FileNotFoundError:
-        return
-    for i in range(kept - 1, 0, -1):
-        older = path.with_name(f"{path.name}.{i}")
-        if older.exists():
-            older.replace(path.with_name(f"{path.name}.{i + 1}"))
-    path.replace(path.with_name(f"{path.name}.1"))

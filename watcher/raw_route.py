@@ -13,19 +13,18 @@ back every file in it is queued again.
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 import time
 from pathlib import Path
 
 from dreaming.errors import DreamingError, VaultError
 from dreaming.ledger import raw_files
-from dreaming.vault.raw_folder import not_a_candidate
-from stages.ingest import IngestReport, forget, ingest
+from dreaming.raw.folder import not_a_candidate
+from stages.jobs.ingest import IngestReport, forget, ingest
 from watcher.app import App
 from watcher.changes import route_of
 from watcher.console import shown
-from watcher.reactions import Reaction, Say, trouble
+from watcher.reactions import UNIT_FAULTS, Reaction, Say, trouble
 
 RAW = "Raw"
 MAX_BACKOFF = 30.0
@@ -153,7 +152,7 @@ class RawRoute:
                         report.absorb(ingest(vault, ledger, [vault.root / rel], record_run=False))
                     except DreamingError as e:
                         report.failed.append((rel, str(e)))
-        except (OSError, sqlite3.Error) as e:
+        except UNIT_FAULTS as e:
             for rel in ready:
                 self._retry(rel, now)
             self._say(Reaction("raw", RAW, trouble(e), problem=True))
@@ -215,7 +214,7 @@ class RawRoute:
                 inside = rel + "/"
                 names.update(k for k in known if k.startswith(inside) and not (root / k).exists())
             forgotten = forget(ledger, names)
-        except (DreamingError, OSError, sqlite3.Error) as e:
+        except UNIT_FAULTS as e:
             self._say(Reaction("raw", RAW, trouble(e), problem=True))
             return
         if forgotten == 1:

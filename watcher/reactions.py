@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +26,10 @@ Say = Callable[[Reaction], None]
 
 _FULL = (errno.ENOSPC, errno.EDQUOT)
 
+UNIT_FAULTS: tuple[type[Exception], ...] = (DreamingError, OSError)
+"""What stops one unit of the watcher's work: said as a `Reaction` through `trouble`,
+retried, never the end of the loop."""
+
 
 def trouble(error: Exception) -> str:
     """One line for what stopped a unit of work, with what to do; it is retried."""
@@ -37,12 +40,8 @@ def trouble(error: Exception) -> str:
         if error.errno in _FULL:
             return f"{where}: the disk is full; nothing was overwritten: free some space"
         return f"{where}: {shown(error.strerror or error)}; check the file and its folder"
-    if not isinstance(error, sqlite3.Error):
-        # A fault in dreaming itself, not in the file: the file stays as the person left it.
-        return (
-            f"dreaming failed on it ({type(error).__name__}: {shown(error)}); your file is "
-            "untouched; save it again, and report this if it happens again"
-        )
-    if "full" in str(error):
-        return "the ledger: the disk is full; nothing was lost: free some space"
-    return f"the ledger: {shown(error)}; it is retried (run dreaming status to check it)"
+    # A fault in dreaming itself, not in the file: the file stays as the person left it.
+    return (
+        f"dreaming failed on it ({type(error).__name__}: {shown(error)}); your file is "
+        "untouched; save it again, and report this if it happens again"
+    )

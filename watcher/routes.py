@@ -21,9 +21,9 @@ from pathlib import Path
 
 from dreaming.errors import DreamingError, GitError, RefusedFileError
 from dreaming.ledger import write_journal
-from dreaming.policy import accept_edit
-from dreaming.reindex import reindex
-from dreaming.station import Changed, settle
+from dreaming.policy.pages import accept_edit
+from dreaming.query.reindex import reindex
+from dreaming.station.settle import Changed, settle
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.lock import RunLocked, run_lock
 from dreaming.vault.repo import VaultRepo

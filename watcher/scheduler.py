@@ -25,8 +25,8 @@ from apscheduler.triggers.cron import CronTrigger
 
 from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, write_atomic
+from dreaming.vault.checksums import current_checksum
 from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
-from dreaming.vault.writes import current_checksum
 from watcher import control
 from watcher.night import NightRequest, NightResult
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from rich.console import Console
 
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, raw_files
+from dreaming.vault.logs import LOG_BYTES, LOGS_KEPT
 from watcher.app import App
 from watcher.console import out, shown
 from watcher.heartbeat import Heartbeat
@@ -34,8 +34,6 @@ from watcher.scheduler import NightScheduler
 from watcher.watch import Reaction, watch_vault
 
 LOG_NAME = "watch.log"
-LOG_BYTES = 1024 * 1024
-LOGS_KEPT = 5
 STOP_WAIT = 50.0
 """Seconds a stopping watcher waits for its night to finish the unit and commit."""
 
@@ -117,7 +115,7 @@ def _pending(app: App) -> int:
     try:
         with Ledger(app.vault.ledger_path, read_only=True) as ledger:
             return raw_files.counts(ledger).get("pending", 0)
-    except (DreamingError, sqlite3.Error):
+    except DreamingError:
         return 0
 
 

@@ -12,18 +12,16 @@ away for a moment) is said and the watch started again.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 
 import watchfiles
 
-from dreaming.errors import DreamingError
 from watcher.app import App
 from watcher.changes import VaultFilter, sort_changes
 from watcher.console import shown
-from watcher.reactions import Reaction, trouble
+from watcher.reactions import UNIT_FAULTS, Reaction, trouble
 from watcher.routes import Routes
 
 __all__ = ["Reaction", "watch_vault"]
@@ -64,7 +62,7 @@ def watch_vault(
     try:
         # Made (and migrated) before the first drop, not while a reader polls for it.
         _ = app.ledger
-    except (DreamingError, OSError, sqlite3.Error) as e:
+    except UNIT_FAULTS as e:
         on_reaction(Reaction("raw", ".", trouble(e), problem=True))
     routes.take_pending(time.monotonic())
     failed = ""
@@ -102,5 +100,5 @@ def _tick(routes: Routes, now: float, say: Callable[[Reaction], None]) -> None:
     """Let the routes work; what escapes a route's own care is said, never raised."""
     try:
         routes.tick(now)
-    except (DreamingError, OSError, sqlite3.Error) as e:
+    except UNIT_FAULTS as e:
         say(Reaction("raw", ".", trouble(e), problem=True))

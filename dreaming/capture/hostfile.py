@@ -15,7 +15,8 @@ from pathlib import Path
 
 from dreaming.capture import hook
 from dreaming.errors import DreamingError
-from dreaming.vault.writes import checksum, durable_temp
+from dreaming.vault.checksums import checksum
+from dreaming.vault.writes import durable_temp
 
 HOOK_FILE = Path(hook.__file__).resolve()
 MARK = "dreaming/capture/hook.py"

@@ -21,10 +21,10 @@ import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from dreaming.clock import utc_now
 from dreaming.errors import DreamingError, SourceError
 from dreaming.importing.chatgpt_export import Export, ReadCount, conversations
 from dreaming.importing.item import Item
@@ -32,9 +32,9 @@ from dreaming.importing.sources import Plan
 from dreaming.ledger import Ledger, imports
 from dreaming.ledger.imports import Imported
 from dreaming.raw.common import MAX_BYTES
+from dreaming.raw.folder import earlier_state, leaves_vault, not_a_candidate
 from dreaming.vault import Vault
 from dreaming.vault.lock import import_lock
-from dreaming.vault.raw_folder import earlier_state, leaves_vault, not_a_candidate
 
 _Seen = tuple[int, int, int]
 """What was at a path (size, mtime, inode)."""
@@ -255,7 +255,7 @@ class _Copier:
                     export.key, "export", "chatgpt", export.file_size, export.mtime_ns, None, ""
                 )
                 with self.ledger.transaction():
-                    imports.put(self.ledger, [mark], _now())
+                    imports.put(self.ledger, [mark], utc_now())
 
     def _read_export(self, export: Export, rep: SourceReport, base: int) -> bool:
         """Take each conversation of `export`; whether it was read to its end."""
@@ -454,7 +454,7 @@ class _Copier:
         if self.on_batch is not None:
             self.on_batch([s.final for s in placed if _ingestible(s.row.target)])
         with self.ledger.transaction():
-            imports.put(self.ledger, [s.row for s in placed], _now())
+            imports.put(self.ledger, [s.row for s in placed], utc_now())
 
     def _missed(self, s: _Staged, line: str) -> None:
         """`s` did not land: not recorded, and not a copy a repeat of it can count on."""
@@ -504,10 +504,6 @@ def _where(item: Item) -> str:
 
 def _unreadable(where: object, e: OSError, what: str = "cannot be read") -> str:
     return f"{where}: {what} ({e.strerror or e}); skipped, the rest goes on"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _seen(path: Path) -> _Seen | None:

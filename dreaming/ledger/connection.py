@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from dreaming.errors import LedgerError
+from dreaming.errors import LedgerError, LedgerUnavailable
 from dreaming.ledger.migrations import MIGRATIONS
 
 _WAL_PATIENCE_S = 30.0
@@ -28,6 +29,49 @@ SYNCHRONOUS = "NORMAL"
 the database; a commit that must survive one asks for FULL (`write_journal.record`)."""
 _BATCH = 500
 """Values bound in one `IN (...)`: well under SQLite's smallest variable limit (999)."""
+
+
+class _Guarded(sqlite3.Connection):
+    """A connection whose statements fail as `LedgerError`: the ledger's edge, so no
+    `sqlite3.Error` reaches a stage or the watcher. Off while the ledger is opened,
+    where the raw errors are told apart (a locked file is waited out)."""
+
+    ledger_path: Path = Path()
+    guarded = False
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, *args)
+        except sqlite3.Error as e:
+            if not self.guarded:
+                raise
+            raise ledger_error(self.ledger_path, e) from e
+
+    def executemany(self, sql: str, rows: Iterable[Any], /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, rows)
+        except sqlite3.Error as e:
+            if not self.guarded:
+                raise
+            raise ledger_error(self.ledger_path, e) from e
+
+
+def ledger_error(path: Path, e: sqlite3.Error) -> LedgerError:
+    """One line for what SQLite said, with what to do."""
+    if isinstance(e, sqlite3.OperationalError):
+        said = str(e)
+        if "full" in said:
+            return LedgerUnavailable(
+                f"{path}: the disk is full; nothing was lost: free some space, then retry"
+            )
+        if any(word in said for word in _THE_FILE_ITSELF):
+            return _operational(path, e)
+    if any(word in str(e) for word in ("not a database", "malformed", "corrupt")):
+        return LedgerError(
+            f"{path}: the ledger is damaged ({e}); move the file aside and run "
+            "`dreaming ingest` and `dreaming reindex` to start a new one"
+        )
+    return LedgerError(f"{path}: {e}; this is a fault in dreaming: please report it")
 
 
 def _enter_wal(db: sqlite3.Connection) -> None:
@@ -65,17 +109,25 @@ class Ledger:
         try:
             if read_only:
                 uri = f"{path.absolute().as_uri()}?mode=ro"
-                self.db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+                self.db = self._guard(
+                    sqlite3.connect(
+                        uri, uri=True, timeout=30, isolation_level=None, factory=_Guarded
+                    )
+                )
                 self.db.row_factory = sqlite3.Row
                 self._check_current()
+                self.db.guarded = True
                 return
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.db = self._guard(
+                sqlite3.connect(path, timeout=30, isolation_level=None, factory=_Guarded)
+            )
             self.db.row_factory = sqlite3.Row
             _enter_wal(self.db)
             self.db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+            self.db.guarded = True
         except sqlite3.OperationalError as e:
             raise _operational(path, e) from e
         except sqlite3.DatabaseError as e:
@@ -83,6 +135,11 @@ class Ledger:
                 f"{path}: the ledger is damaged ({e}); move the file aside and run "
                 "`dreaming ingest` and `dreaming reindex` to start a new one"
             ) from e
+
+    def _guard(self, db: sqlite3.Connection) -> _Guarded:
+        assert isinstance(db, _Guarded)
+        db.ledger_path = self.path
+        return db
 
     def close(self) -> None:
         self.db.close()
@@ -147,10 +204,7 @@ class Ledger:
         """A write transaction; rolled back on any exception."""
         in_tx = self.db.in_transaction
         if not in_tx:
-            try:
-                self.db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as e:
-                raise _operational(self.path, e) from e
+            self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
         except BaseException:
@@ -171,7 +225,7 @@ class Ledger:
         self.db.execute(f"SAVEPOINT {name}")
         try:
             yield
-        except sqlite3.OperationalError:
+        except LedgerUnavailable:
             raise
         except BaseException:
             self.db.execute(f"ROLLBACK TO {name}")
@@ -186,13 +240,19 @@ class Ledger:
             self.db.execute("BEGIN IMMEDIATE")
 
 
+_THE_FILE_ITSELF = ("locked", "busy", "I/O", "readonly", "unable to open", "permission")
+"""What SQLite says when the file, not the statement, is the trouble."""
+
+
 def _operational(path: Path, e: sqlite3.OperationalError) -> LedgerError:
     if "locked" in str(e) or "busy" in str(e):
-        return LedgerError(
+        return LedgerUnavailable(
             f"{path}: another dreaming process is writing the ledger; "
             "wait for it to finish or stop it, then retry"
         )
-    return LedgerError(f"{path}: cannot open the ledger ({e}); check the folder's permissions")
+    return LedgerUnavailable(
+        f"{path}: cannot open the ledger ({e}); check the folder's permissions"
+    )
 
 
 def _statements(script: str) -> list[str]:

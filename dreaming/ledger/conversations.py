@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dreaming.ledger.connection import Ledger
-from dreaming.raw.types import Message, Role
+from dreaming.transcript import Conversation, Message, Role, content_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +227,111 @@ def add_messages(ledger: Ledger, conv_id: str, start: int, new: Sequence[Message
 def truncate_messages(ledger: Ledger, conv_id: str, count: int) -> None:
     """Drop the messages at positions >= `count`."""
     ledger.db.execute("DELETE FROM messages WHERE conv_id = ? AND position >= ?", (conv_id, count))
+
+
+@dataclass
+class StoreCounts:
+    """What `store` changed: conversations new and updated, messages added."""
+
+    new: int = 0
+    updated: int = 0
+    messages_added: int = 0
+
+
+def store(ledger: Ledger, rel: str, read: Sequence[Conversation], now: str) -> StoreCounts:
+    """The conversations read from the Raw file `rel`, stored: each under its identity
+    (`_identity`), the file's holdings replaced, messages touched only where they differ."""
+    held = held_by(ledger, rel)
+    release_file(ledger, rel)
+    # The file names its conversation only when it holds one (an aider history holds many).
+    single = held if len(read) == 1 else set()
+    out = StoreCounts()
+    for conv in read:
+        conv = replace(conv, source_id=_identity(ledger, rel, conv, single))
+        _store_one(ledger, rel, conv, now, out)
+    return out
+
+
+def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> str:
+    """The ledger id of `conv` as read from the file `rel`.
+
+    A source's own id names the conversation; a source without one is named by its
+    file (a single-conversation file keeps the id it had, however it is edited). Either
+    way another file's copy joins a conversation only as an earlier or later state of
+    it (one is a prefix of the other); a different chat under the same id (chats that
+    open alike, a copy with a line duplicated) is kept as a conversation of its own.
+    """
+    candidate = conv.source_id
+    if not conv.own_id and len(held) == 1:
+        candidate = next(iter(held))
+    row = get(ledger, candidate)
+    if row is None or row.file == rel or _same_lineage(ledger, candidate, row, conv):
+        return candidate
+    if not conv.own_id:
+        # An exact copy is the same chat: a renamed file keeps the id its old name minted.
+        sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
+        twin = with_content(ledger, conv.source, sha)
+        if twin is not None:
+            return twin
+    return content_id(conv.source, candidate, rel)
+
+
+def _same_lineage(ledger: Ledger, conv_id: str, row: Stored, conv: Conversation) -> bool:
+    """Whether the stored conversation and `conv` are one a prefix of the other."""
+    new = [(m.role, m.text, m.timestamp) for m in conv.messages]
+    if row.message_count <= len(new):
+        return messages_sha(new[: row.message_count]) == row.content_sha
+    stored = messages(ledger, conv_id, below=len(new))
+    return messages_sha((m.role, m.text, m.ts) for m in stored) == messages_sha(new)
+
+
+def _store_one(ledger: Ledger, rel: str, conv: Conversation, now: str, out: StoreCounts) -> None:
+    sha = messages_sha((m.role, m.text, m.timestamp) for m in conv.messages)
+    count = len(conv.messages)
+    hold(ledger, rel, conv.source_id, count, sha)
+    existing = get(ledger, conv.source_id)
+    if existing is not None and (
+        existing.content_sha == sha
+        # An older or shorter copy of a conversation another file holds in full.
+        or (existing.file != rel and count <= existing.message_count)
+    ):
+        return
+    put(
+        ledger,
+        NewConversation(
+            id=conv.source_id,
+            hash8=conv.hash8,
+            source=conv.source,
+            file=rel,
+            parent_id=conv.parent_id,
+            title=conv.title,
+            created_at=conv.created_at,
+            updated_at=conv.updated_at,
+            message_count=count,
+            content_sha=sha,
+        ),
+        now,
+    )
+    out.messages_added += _sync_messages(ledger, conv)
+    if existing is None:
+        out.new += 1
+    else:
+        out.updated += 1
+
+
+def _sync_messages(ledger: Ledger, conv: Conversation) -> int:
+    """Bring stored messages in line with `conv`, touching only positions that differ."""
+    stored = list(messages(ledger, conv.source_id))
+    changed = [
+        (i, m)
+        for i, (m, s) in enumerate(zip(conv.messages, stored, strict=False))
+        if (s.role, s.text, s.ts) != (m.role, m.text, m.timestamp)
+    ]
+    rewrite_messages(ledger, conv.source_id, changed)
+    new = conv.messages[len(stored) :]
+    add_messages(ledger, conv.source_id, len(stored), new)
+    truncate_messages(ledger, conv.source_id, len(conv.messages))
+    return len(new)
 
 
 def by_source(ledger: Ledger) -> list[SourceCount]:

@@ -306,7 +306,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX nav_articles_type ON nav_articles(type);
     CREATE INDEX nav_articles_redirect ON nav_articles(redirect_key);
     CREATE TABLE nav_names (
-        name_key TEXT NOT NULL,           -- dreaming.subjects.canonical of the name
+        name_key TEXT NOT NULL,           -- dreaming.subjects.names.canonical of the name
         stem TEXT NOT NULL REFERENCES nav_articles(stem) ON DELETE CASCADE,
         name TEXT NOT NULL,
         how TEXT NOT NULL,                -- title | stem | alias

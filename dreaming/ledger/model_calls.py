@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from dreaming.ledger.connection import Ledger
 
@@ -22,8 +23,10 @@ class Call:
     at: str
 
 
-@dataclass(frozen=True, slots=True)
-class StageUsage:
+class StageUsage(TypedDict):
+    """One stage's model calls summed: the run report's table and, as is, the
+    `model_usage` values of `dreaming status --json`."""
+
     calls: int
     prompt_tokens: int
     cached_tokens: int
@@ -55,14 +58,14 @@ def usage(ledger: Ledger, run_id: str | None = None) -> dict[str, StageUsage]:
     """Per-stage totals of model calls (of one run, or of all time), by stage name."""
     where, args = ("WHERE run_id = ?", (run_id,)) if run_id else ("", ())
     return {
-        row[0]: StageUsage(
-            calls=row[1],
-            prompt_tokens=row[2] or 0,
-            cached_tokens=row[3] or 0,
-            generated_tokens=row[4] or 0,
-            seconds=row[5] or 0.0,
-            errors=row[6] or 0,
-        )
+        row[0]: {
+            "calls": row[1],
+            "prompt_tokens": row[2] or 0,
+            "cached_tokens": row[3] or 0,
+            "generated_tokens": row[4] or 0,
+            "seconds": round(row[5] or 0.0, 3),
+            "errors": row[6] or 0,
+        }
         for row in ledger.db.execute(
             "SELECT stage, COUNT(*), SUM(prompt_tokens), SUM(cached_tokens), "
             "SUM(generated_tokens), SUM(seconds), SUM(error IS NOT NULL) "

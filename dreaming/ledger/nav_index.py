@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from dreaming.errors import LedgerError
 from dreaming.ledger.connection import Ledger
 
 
@@ -132,7 +133,9 @@ def put(ledger: Ledger, a: NavArticle, *, new: bool = False) -> None:
     else:
         try:
             db.execute(insert, row)
-        except sqlite3.IntegrityError:
+        except LedgerError as e:
+            if not isinstance(e.__cause__, sqlite3.IntegrityError):
+                raise
             drop(ledger, [a.stem])
             db.execute(insert, row)
     db.executemany(

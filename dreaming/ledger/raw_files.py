@@ -27,6 +27,13 @@ class RawFile:
     redactions: int = 0
 
 
+def unread_since(row: RawFile | None, size: int, mtime_ns: int) -> bool:
+    """The Raw watermark: whether a file of this size and mtime is to be read (again):
+    new, changed since it was last read, or still pending. Ingest and the night's
+    dry run ask the same question."""
+    return row is None or row.status == "pending" or (row.size, row.mtime_ns) != (size, mtime_ns)
+
+
 _COLUMNS = "path, size, mtime_ns, sha256, source, status, reason, conversations, redactions"
 
 

@@ -35,7 +35,7 @@ from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
 from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
 from dreaming.model.store.install import install, installable_format, installable_preset
-from dreaming.model.store.presets import PRESETS, PresetInfo, list_presets
+from dreaming.model.store.presets import PRESETS, Format, PresetInfo, list_presets
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -47,6 +47,7 @@ __all__ = [
     "Choice",
     "Completion",
     "Constraint",
+    "Format",
     "Json",
     "Lines",
     "MeteredModel",

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from dreaming import errors
 from dreaming.errors import ModelError
 from dreaming.model.constraint import Constraint
 
@@ -188,7 +189,7 @@ def quiet_transformers() -> None:
 
 def one_line(text: object, limit: int = 200) -> str:
     """An exception's text fit for a one-line error message."""
-    return " ".join(str(text).split())[:limit]
+    return errors.one_line(text, limit)
 
 
 def format_usage(usage: Usage, load_seconds: float | None = None) -> str:

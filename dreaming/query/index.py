@@ -32,8 +32,8 @@ from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.article_index import IndexRows
 from dreaming.ledger.nav_index import NavArticle, NavSection, Stamp
 from dreaming.query.events import ArticleEvents
-from dreaming.reindex import index_article
-from dreaming.subjects import canonical
+from dreaming.query.reindex import index_article
+from dreaming.subjects.names import canonical
 from dreaming.vault import Vault, checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes
 

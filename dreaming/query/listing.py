@@ -17,7 +17,7 @@ from dreaming.query.budget import (
     result,
     short,
 )
-from dreaming.subjects import canonical
+from dreaming.subjects.names import canonical
 
 NAMED = BUDGET // 2
 """Bytes of JSON for the names an empty answer offers instead (the kinds, categories)."""

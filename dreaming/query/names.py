@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Entry
 from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short
-from dreaming.subjects import canonical
+from dreaming.subjects.names import canonical
 
 MAX_NAME_CHARS = 300
 """No title is longer; a longer name is refused before it reaches the index."""

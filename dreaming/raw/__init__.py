@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
-from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
 from dreaming.raw import aider, canonical, chatgpt, claude_code, codex, cortexes, markdown, pi
 from dreaming.raw.common import (
     MAX_BYTES,
@@ -31,7 +31,7 @@ from dreaming.raw.common import (
 )
 from dreaming.raw.detect import HEAD_BYTES, SOURCES, detect, detect_text
 from dreaming.raw.redact import MARKER, redact
-from dreaming.raw.types import Conversation, Message
+from dreaming.transcript import Conversation, Message
 
 __all__ = [
     "SOURCES",
@@ -320,9 +320,7 @@ def _parse(path: Path, source: str, text: Lines) -> list[Conversation]:
     except RecursionError:
         raise TranscriptError(path, "nested too deeply to read; delete the file") from None
     except Exception as e:  # the contract: a result or a TranscriptError, whatever the bytes
-        raise TranscriptError(
-            path, f"internal error reading it as {source} ({type(e).__name__}); please report"
-        ) from e
+        raise ReaderFault(path, source, e) from e
 
 
 def _storable(text: str) -> str:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import shorten, title_from
-from dreaming.raw.types import Conversation, Message, content_id
+from dreaming.transcript import Conversation, Message, content_id
 
 SOURCE = "aider"
 

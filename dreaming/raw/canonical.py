@@ -25,7 +25,7 @@ from pathlib import Path
 
 from dreaming.raw.common import shorten, span, title_from
 from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
-from dreaming.raw.types import Conversation, Role, content_id
+from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "raw"
 

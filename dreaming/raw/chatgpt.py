@@ -22,7 +22,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.raw.types import Conversation, Role, content_id
+from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "chatgpt"
 _SPOKEN: dict[str, Role] = {"user": "user", "system": "system"}

@@ -24,7 +24,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.raw.types import Conversation
+from dreaming.transcript import Conversation
 
 SOURCE = "claude-code"
 

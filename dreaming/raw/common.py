@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.config import DEFAULT_MAX_RAW_FILE_MB
-from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.errors import IncompleteTranscript, TranscriptError, one_line
 from dreaming.raw.redact import MARKER, redact
-from dreaming.raw.types import Message, Role
+from dreaming.transcript import Message, Role
 
 KEY_ARG_CHARS = 120
 TITLE_CHARS = 80
@@ -39,7 +39,6 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"7z\xbc\xaf\x27\x1c", "7z archive"),
 )
 
-_WS_RE = re.compile(r"\s+")
 _ISO_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _LEADING_TAGS_RE = re.compile(r"^(?:\[[^\]]{0,60}\]\s*)+")
 
@@ -182,10 +181,6 @@ def load_json(path: Path, text: str) -> Any:
 
 
 # --- text shaping ----------------------------------------------------------
-
-
-def one_line(text: str) -> str:
-    return _WS_RE.sub(" ", text).strip()
 
 
 def shorten(text: str, limit: int = KEY_ARG_CHARS) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from dreaming.raw.common import shorten, title_from, tool_call, tool_result
 from dreaming.raw.mdutil import build, fence_mask, split_frontmatter
-from dreaming.raw.types import Conversation, Role, content_id
+from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "cortexes"
 

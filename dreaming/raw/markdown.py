@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dreaming.raw.common import span, title_from
 from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
-from dreaming.raw.types import Conversation, Message, Role, content_id
+from dreaming.transcript import Conversation, Message, Role, content_id
 
 SOURCE = "markdown"
 

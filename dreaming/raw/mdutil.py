@@ -13,7 +13,7 @@ from dreaming import frontmatter
 from dreaming.article.fences import closes_fence, fence_run
 from dreaming.errors import TranscriptError
 from dreaming.raw.common import iso
-from dreaming.raw.types import Message, Role
+from dreaming.transcript import Message, Role
 
 _STAMP_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"

@@ -23,7 +23,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.raw.types import Conversation, content_id
+from dreaming.transcript import Conversation, content_id
 
 SOURCE = "pi"
 

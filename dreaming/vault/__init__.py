@@ -7,9 +7,10 @@ opening a vault does not import GitPython or the ledger.
 
 from __future__ import annotations
 
+from dreaming.vault.checksums import checksum
 from dreaming.vault.own_writes import OwnWrites
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
-from dreaming.vault.writes import checksum, write_atomic
+from dreaming.vault.writes import write_atomic
 
 __all__ = [
     "FOLDERS",

@@ -35,13 +35,13 @@ def run_lock(vault: Vault) -> Iterator[None]:
     """Hold the vault's run lock for the block, or raise RunLocked at once."""
     path = vault.state / LOCK_NAME
 
-    def refuse(holder: str) -> DreamingError:
+    def refuse(holder: int | None) -> DreamingError:
         return RunLocked(
-            f"{path}: another dreaming run (pid {holder}) is working on this vault; "
+            f"{path}: another dreaming run (pid {holder or 'unknown'}) is working on this vault; "
             "wait for it to finish, then run again"
         )
 
-    with _held(path, refuse):
+    with pid_lock(path, refuse):
         yield
 
 
@@ -50,25 +50,27 @@ def import_lock(vault: Vault) -> Iterator[None]:
     """Hold the vault's import lock for the block, or raise ImportLocked at once."""
     path = vault.state / IMPORT_LOCK_NAME
 
-    def refuse(holder: str) -> DreamingError:
+    def refuse(holder: int | None) -> DreamingError:
         return ImportLocked(
-            f"{path}: another dreaming import (pid {holder}) is copying into this vault; "
+            f"{path}: another dreaming import (pid {holder or 'unknown'}) is copying into "
+            "this vault; "
             "wait for it to finish (or stop it), then run again: it resumes where it stopped"
         )
 
-    with _held(path, refuse):
+    with pid_lock(path, refuse):
         yield
 
 
 @contextmanager
-def _held(path: Path, refuse: Callable[[str], DreamingError]) -> Iterator[None]:
+def pid_lock(path: Path, refuse: Callable[[int | None], DreamingError]) -> Iterator[None]:
+    """Hold `path`'s flock for the block with our pid written in, or raise what `refuse`
+    makes of the holder's pid (None when it cannot be read) at once."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-            raise refuse(holder) from None
+            raise refuse(_pid_in(fd)) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         try:
@@ -78,3 +80,42 @@ def _held(path: Path, refuse: Callable[[str], DreamingError]) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid holding the flock of `path` (any pid lock: run, import, watch).
+
+    A probe that took the lock, even for a moment, could make its real taker fail at
+    that moment; so the pid in the file is read first (a holder empties it on release)
+    and only a live pid is confirmed with a probe (a dead holder's pid may be reused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        pid = _pid_in(fd)
+        if pid is None or not _alive(pid):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return pid
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _pid_in(fd: int) -> int | None:
+    text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    return int(text) if text.isdigit() else None

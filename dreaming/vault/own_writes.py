@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from dreaming.vault.writes import current_checksum
+from dreaming.vault.checksums import current_checksum
 
 
 class OwnWrites:

@@ -14,16 +14,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
+from dreaming.clock import utc_now
 from dreaming.errors import ConflictError, GitError, VaultError
 from dreaming.ledger import Ledger, write_journal
 from dreaming.ledger.write_journal import Entry
 from dreaming.resources import data_dir
+from dreaming.vault.checksums import checksum
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
-from dreaming.vault.writes import checksum, write_atomic
+from dreaming.vault.writes import write_atomic
 
 RUN_ID = "init"
 """The run id of init's commit (its `Dreaming-Run:` trailer) and of its journal entries."""
@@ -109,7 +110,7 @@ def _lay_out(
     root = vault.root
 
     def journal(writes: dict[str, bytes]) -> None:
-        at = datetime.now(UTC).isoformat(timespec="seconds")
+        at = utc_now()
         entries = [Entry(rel, checksum(data), RUN_ID, at) for rel, data in writes.items()]
         write_journal.record(ledger, entries)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from dreaming.errors import RefusedFileError
 from dreaming.ledger import Ledger, write_journal
+from dreaming.vault.checksums import checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from dreaming.vault.paths import Vault
 from dreaming.vault.repo import VaultRepo
-from dreaming.vault.writes import checksum
 
 Finished = dict[str, list[str]]
 """A killed run's id → the vault-relative files committed for it as dreaming's."""

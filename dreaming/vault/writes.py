@@ -9,46 +9,16 @@ place, so a crash leaves the old file or the new one, never half of one.
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import os
-import stat
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dreaming.errors import ConflictError
+from dreaming.vault.checksums import checksum, current_checksum
 
 if TYPE_CHECKING:
     from dreaming.vault.own_writes import OwnWrites
-
-
-def checksum(data: bytes | str) -> str:
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
-
-
-NOT_A_FILE = "not a regular file"
-"""`current_checksum` of a named pipe, a folder, a socket: equal to no checksum, so a
-write guarded by one is refused and an own-write registry never matches."""
-
-
-def current_checksum(path: Path) -> str | None:
-    """The checksum of the file at `path`, None when there is none. Never waits on a
-    named pipe (opened non-blocking, looked at before it is read)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        if e.errno == errno.ENXIO:  # a socket
-            return NOT_A_FILE
-        raise
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return NOT_A_FILE
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def durable_temp(folder: Path, data: bytes, *, prefix: str) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import logging
 import sys
 import time
 from collections import OrderedDict
@@ -36,6 +37,8 @@ from dreaming.model.constraint import Constraint, TokenChooser
 
 MAX_STAGE_CACHES = 8
 """Stages whose prefix cache is kept (LRU); one per pipeline stage is enough."""
+
+_log = logging.getLogger("dreaming.model")
 
 
 @dataclass
@@ -245,6 +248,9 @@ def _supports_system(tokenizer: Any) -> bool:
             tokenize=False,
             add_generation_prompt=True,
         )
-    except Exception:
+    except Exception as e:
+        # Templates for models without a system turn raise (Gemma's `raise_exception`):
+        # the system text then goes into the user turn, and the log says why.
+        _log.info("the chat template renders no system turn (%s: %s)", type(e).__name__, e)
         return False
     return probe in str(text)

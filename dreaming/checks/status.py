@@ -1,0 +1,182 @@
+"""What is going on in a vault: `dreaming status` (and its stable --json form)."""
+
+# No postponed annotations here: a TypedDict learns which keys are NotRequired only
+# from annotations evaluated when the class is made.
+from typing import Any, NotRequired, TypedDict
+
+from dreaming.ledger import (
+    Ledger,
+    article_index,
+    conversations,
+    model_calls,
+    raw_files,
+    runs,
+    work,
+)
+from dreaming.ledger.model_calls import StageUsage
+from dreaming.ledger.runs import RunKind, RunStatus
+from dreaming.raw.reclaimable import examine
+from dreaming.vault import Vault
+
+
+class SourceDoc(TypedDict):
+    conversations: int
+    messages: int
+
+
+class FilesDoc(TypedDict):
+    total: int
+    ok: int
+    empty: int
+    failed: int
+    pending: int
+
+
+class FileNoteDoc(TypedDict):
+    file: str
+    reason: str | None
+
+
+class ReclaimableDoc(TypedDict):
+    file: str
+    superseded_by: str
+    """The file that holds every byte of it."""
+    bytes: int
+    """Its size when it was last ingested: what `dreaming reclaim` would free."""
+
+
+class UnitsDoc(TypedDict):
+    done: int
+    failed: int
+    rejected: int
+    skipped: int
+    """Already done with the same input: no model call."""
+    left: int
+    """Not reached (budget spent or --limit): the next run does them."""
+
+
+class RunDoc(TypedDict):
+    id: str
+    kind: RunKind
+    started_at: str
+    finished_at: str | None
+    status: RunStatus
+    summary: dict[str, Any]
+    units: dict[str, UnitsDoc]
+    """Per stage; empty for a run that ran no stage (an ingest)."""
+    model_calls: int
+    commits: int
+    noops: int
+    failures: int
+
+
+class StatusDoc(TypedDict):
+    """`dreaming status --json`: a stable interface for scripts; add keys, never rename."""
+
+    conversations: int
+    messages: int
+    sources: dict[str, SourceDoc]
+    files: FilesDoc
+    failed: list[FileNoteDoc]
+    pending: list[FileNoteDoc]
+    redactions: int
+    articles: int
+    backlog: int
+    """Conversations the nights have not yet taken through the model stages (an
+    import's history among them): `dreaming.ledger.work.backlog`."""
+    last_run: RunDoc | None
+    model_usage: dict[str, StageUsage]
+    vault: NotRequired[str]
+    """Added by the command, which knows where the vault is."""
+    policy_problems: NotRequired[list[str]]
+    """Added by the command, which reads the vault's Meta pages (`policy_problems`): one
+    line a page not in force, saying what to fix and what is in force instead."""
+    watcher: NotRequired[dict[str, Any]]
+    """Added by the command: the watcher's heartbeat (watcher/heartbeat.py), `running`."""
+    reclaimable: NotRequired[list[ReclaimableDoc]]
+    """Added by the command, which reads the Raw files (`reclaimable`): what `dreaming
+    reclaim` would remove now."""
+    reclaim_kept: NotRequired[list[FileNoteDoc]]
+    """Added by the command: the files the ledger calls superseded that `dreaming reclaim`
+    would keep, each with why (bytes no newer copy holds, a change since ingest)."""
+
+
+def status(ledger: Ledger) -> StatusDoc:
+    """The status document. Keys are a stable interface for scripts; add, never rename."""
+    sources: dict[str, SourceDoc] = {
+        s.source: {"conversations": s.conversations, "messages": s.messages}
+        for s in conversations.by_source(ledger)
+    }
+    files = raw_files.counts(ledger)
+    return {
+        "conversations": sum(s["conversations"] for s in sources.values()),
+        "messages": sum(s["messages"] for s in sources.values()),
+        "sources": sources,
+        "files": {
+            "total": sum(files.values()),
+            "ok": files.get("ok", 0),
+            "empty": files.get("empty", 0),
+            "failed": files.get("failed", 0),
+            "pending": files.get("pending", 0),
+        },
+        "failed": _notes(ledger, "failed"),
+        "pending": _notes(ledger, "pending"),
+        "redactions": raw_files.redactions(ledger),
+        "articles": article_index.count(ledger),
+        "backlog": work.backlog(ledger),
+        "last_run": last_run(ledger),
+        "model_usage": model_usage(ledger),
+    }
+
+
+def _notes(ledger: Ledger, state: raw_files.FileState) -> list[FileNoteDoc]:
+    return [{"file": f.path, "reason": f.reason} for f in raw_files.in_state(ledger, state)]
+
+
+def last_run(ledger: Ledger) -> RunDoc | None:
+    run = runs.last(ledger)
+    if run is None:
+        return None
+    return {
+        "id": run.id,
+        "kind": run.kind,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "status": run.status,
+        "summary": run.summary,
+        "units": {stage: _units(counts) for stage, counts in run.summary.get("units", {}).items()},
+        "model_calls": int(run.summary.get("model_calls", 0)),
+        "commits": int(run.summary.get("commits", 0)),
+        "noops": int(run.summary.get("noops", 0)),
+        "failures": int(run.summary.get("failures", run.summary.get("failed", 0))),
+    }
+
+
+def _units(counts: dict[str, Any]) -> UnitsDoc:
+    return {
+        "done": int(counts.get("done", 0)),
+        "failed": int(counts.get("failed", 0)),
+        "rejected": int(counts.get("rejected", 0)),
+        "skipped": int(counts.get("skipped", 0)),
+        "left": int(counts.get("left", 0)),
+    }
+
+
+def model_usage(ledger: Ledger, run_id: str | None = None) -> dict[str, StageUsage]:
+    """Per-stage totals of model calls (of one run, or of all time)."""
+    return model_calls.usage(ledger, run_id)
+
+
+def reclaimable(ledger: Ledger, vault: Vault) -> tuple[list[ReclaimableDoc], list[FileNoteDoc]]:
+    """The Raw files `dreaming reclaim` would remove now (a newer copy holds every byte
+    of each), and the ones the ledger calls superseded that it would keep, with why:
+    `dreaming.raw.reclaimable.examine` decides both, on disk."""
+    found: list[ReclaimableDoc] = []
+    kept: list[FileNoteDoc] = []
+    for s in conversations.superseded(ledger):
+        held = examine(vault, ledger, s)
+        if isinstance(held, str):
+            kept.append({"file": s.path, "reason": held})
+        else:
+            found.append({"file": s.path, "superseded_by": held.holder, "bytes": held.freed})
+    return found, kept

@@ -1,0 +1,3 @@
+"""Subject names: their canonical keys and aliases, the words never a subject alone, and
+the candidates code proposes.
+"""

@@ -1,0 +1,90 @@
+"""What a pipeline stage is: a name, the units it could work on, and how to do one.
+
+The runner (stages/runner/pipeline.py) owns everything around a unit: it asks a stage
+for its units in chronological order, skips a unit whose `work` row is `done`
+with the same input hash (so a night with nothing new makes no model call),
+records how each unit went, stops at a unit boundary when the model budget is
+spent, and shows progress. A stage only says what its units are and does one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from dreaming.config import Settings
+from dreaming.ledger import Ledger
+from dreaming.model import TextModel
+from dreaming.policy.pages import Policy
+from dreaming.vault import Vault
+from stages.runner.write import Writer
+
+StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize"]
+"""The model stages, in the order a night runs them (INGEST runs before them)."""
+
+UnitStatus = Literal["done", "failed", "rejected"]
+"""As the ledger's `work.status`: done (output stored), failed (an error stopped it,
+retried next run), rejected (the gate refused its edit, retried next run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    key: str
+    """The unit's id within its stage (a conversation id, a chunk id, a bucket id…)."""
+    input_hash: str
+    """A digest of everything the unit's output depends on: its text, the policy pages
+    and prompt it reads, the model spec. A changed hash makes the unit new again."""
+    label: str = ""
+    """What progress shows for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitResult:
+    status: UnitStatus
+    detail: str | None = None
+    """Why it failed or was rejected: one line, for the run report."""
+    settle: Callable[[], None] | None = None
+    """The ledger rows the unit proposes (its chunks, subjects, buckets, homes, or what
+    its writes hold): the runner applies them after committing the unit's writes, in
+    the transaction that records the unit, so a run killed in between never leaves the
+    ledger claiming what history lacks, nor a unit half stored."""
+
+
+@dataclass
+class StageContext:
+    """What one run hands every stage (built by the runner from the app context)."""
+
+    vault: Vault
+    ledger: Ledger
+    settings: Settings
+    policy: Policy
+    run_id: str
+    model: Callable[[], TextModel]
+    """The run's model, loaded on first call (a stage with nothing to do never loads it)."""
+    now: Callable[[], str]
+    """The current time as ISO 8601 UTC (injected so tests are deterministic)."""
+    writer: Writer | None = None
+    """The run's one door to disk (None in a dry run); the runner commits what a unit
+    wrote right after it, before recording the unit done."""
+
+
+class Stage(Protocol):
+    name: StageName
+    policy: tuple[str, ...]
+    """The Meta pages the stage reads (through `ctx.policy`): the runner records each one's
+    checksum for every unit done, and `--since-policy PAGE` runs the stages naming PAGE."""
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        """Every unit this stage could work on now, oldest first (conversations by
+        updated time, chunks by position). The runner skips the ones already done."""
+        ...
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        """Do one unit: call the model (constrained where the answer has a shape),
+        validate in code, and propose: the ledger rows it means go in `settle`, which the
+        runner applies with the unit's record (synthesis also writes through
+        stages/runner/write.py, committed before it). A model answer in the wrong shape is
+        `failed`, never an exception; `BudgetExhausted` propagates so the runner stops
+        cleanly."""
+        ...

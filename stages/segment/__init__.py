@@ -1,0 +1,1 @@
+"""SEGMENT: the stage (`stage`) and its pure half (`plan`)."""

@@ -1,0 +1,1 @@
+"""SYNTHESIZE: the stage, CREATE and UPDATE, and their pure halves."""

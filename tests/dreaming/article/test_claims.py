@@ -1,0 +1,163 @@
+"""The write-time check of drafted sentences against the excerpt each cites: no frame
+the conversation never had, no offered option stated as the answer."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreaming.article import claims
+from tests.support import best_seconds, draws
+
+ASKED_ONLY = "user: how do I descale a kettle?\n\nassistant: boil vinegar and water, then rinse"
+QUIZ = (
+    "user: make a quiz question about kettles\n\n"
+    "assistant: Which liquid removes kettle scale best?\n"
+    "A) salted water from the tap\n"
+    "B) white vinegar diluted with water\n"
+    "C) cold milk straight from the fridge\n"
+    "Answer: B"
+)
+IDEAS = (
+    "user: how could I keep the kettle clean?\n\n"
+    "assistant: Here are some ideas you could consider:\n"
+    "- install a water filter jug beforehand\n"
+    "- descale weekly using citric acid\n"
+    "- buy a kettle with a mesh filter"
+)
+STEPS = (
+    "user: how do I descale it?\n\n"
+    "assistant: Do this:\n"
+    "1. fill the kettle with vinegar and water\n"
+    "2. boil the mixture twice\n"
+    "3. rinse the kettle with clean water"
+)
+
+
+def kept(sentence: str, excerpt: str) -> bool:
+    return claims.keep_supported([sentence], excerpt).text == sentence
+
+
+def test_a_choice_the_person_never_stated_is_dropped_with_the_reason() -> None:
+    result = claims.keep_supported(["The user chose vinegar to descale the kettle."], ASKED_ONLY)
+    assert result.text == ""
+    assert result.dropped == [
+        (
+            "The user chose vinegar to descale the kettle.",
+            "a frame the conversation does not state ('chose')",
+        )
+    ]
+
+
+@pytest.mark.parametrize("opening", ["It", "They also", "This"])
+def test_a_paragraph_opening_with_a_pronoun_loses_that_sentence(opening: str) -> None:
+    first = f"{opening} boils vinegar and water in the kettle."
+    result = claims.keep_supported([first, "Vinegar and water descale a kettle."], ASKED_ONLY)
+    assert result.text == "Vinegar and water descale a kettle."
+    assert "opens mid-thought" in result.dropped[0][1]
+
+
+def test_a_pronoun_after_the_first_kept_sentence_stands() -> None:
+    said = ["Vinegar and water descale a kettle.", "It takes a boil and a rinse."]
+    assert claims.keep_supported(said, ASKED_ONLY).text == " ".join(said)
+
+
+def test_a_choice_the_person_stated_stands() -> None:
+    excerpt = "user: I chose vinegar over citric acid\n\nassistant: vinegar works well"
+    assert kept("The user chose vinegar over citric acid.", excerpt)
+
+
+def test_the_assistant_saying_choose_is_not_the_person_choosing() -> None:
+    excerpt = "user: what now?\n\nassistant: I would choose vinegar here"
+    assert not kept("The user chose vinegar.", excerpt)
+
+
+def test_a_sentence_about_the_subject_with_no_frame_stands() -> None:
+    assert kept("Boiling vinegar and water removes kettle scale.", ASKED_ONLY)
+
+
+MARGIN = (
+    "user: add margin-bottom to the details element when it's not open\n\n"
+    "assistant: I added `details:not([open]) { margin-bottom: 1em; }` to tokenizer.css."
+)
+
+
+def test_what_a_model_knows_of_a_word_is_not_what_the_excerpt_says() -> None:
+    result = claims.keep_supported(
+        ["CSS is a language used to style and layout web pages."], MARGIN, "CSS"
+    )
+    assert result.text == ""
+    assert result.dropped[0][1].startswith("words the excerpt does not hold")
+
+
+def test_a_number_the_excerpt_does_not_hold_drops_the_sentence() -> None:
+    result = claims.keep_supported(["Closed details get a 2em bottom margin."], MARGIN)
+    assert result.dropped == [
+        ("Closed details get a 2em bottom margin.", "a number the excerpt does not hold (2)")
+    ]
+
+
+def test_a_sentence_in_the_excerpt_s_own_words_stands() -> None:
+    assert kept("Closed details elements get a margin-bottom of 1em in tokenizer.css.", MARGIN)
+
+
+def test_the_title_s_words_need_no_support() -> None:
+    sentence = ["Kettle Descaling Procedure uses vinegar."]
+    assert claims.keep_supported(sentence, ASKED_ONLY, "Kettle Descaling Procedure").text
+    assert not claims.keep_supported(sentence, ASKED_ONLY).text
+
+
+def test_a_wrong_quiz_option_stated_as_fact_is_dropped() -> None:
+    assert not kept("Salted water from the tap removes kettle scale.", QUIZ)
+
+
+def test_every_quiz_option_counts_as_offered_not_just_the_wrong_ones() -> None:
+    assert not kept("White vinegar diluted with water is used.", QUIZ)
+
+
+def test_an_idea_from_a_list_offered_for_consideration_is_not_stated_as_done() -> None:
+    assert not kept("A water filter jug was installed beforehand.", IDEAS)
+
+
+def test_a_step_of_a_how_to_list_stands() -> None:
+    assert kept("Boil the mixture twice.", STEPS)
+
+
+def test_a_lone_lettered_line_is_prose_not_a_choice() -> None:
+    excerpt = "assistant: the fix is in two parts\na) restart the daemon after the update"
+    assert claims.offered_options(excerpt) == []
+
+
+def test_kept_sentences_keep_their_order() -> None:
+    sentences = ["Boil vinegar and water.", "The user picked vinegar.", "Rinse after boiling."]
+    result = claims.keep_supported(sentences, ASKED_ONLY)
+    assert result.text == "Boil vinegar and water. Rinse after boiling."
+    assert len(result.dropped) == 1
+
+
+@settings(max_examples=draws(200), deadline=None)
+@given(st.lists(st.text(max_size=200), max_size=5), st.text(max_size=2000))
+def test_the_check_never_raises_and_keeps_only_sentences_it_was_given(
+    sentences: list[str], excerpt: str
+) -> None:
+    result = claims.keep_supported(sentences, excerpt)
+    assert len(result.dropped) <= len(sentences)
+    assert all(s in sentences for s, _ in result.dropped)
+
+
+@pytest.mark.parametrize(
+    "excerpt",
+    [
+        "user: " + "the user chose " * 5000,
+        "assistant: ideas:\n" + "- a b c\n" * 5000,
+        "A) x y\n" * 5000,
+    ],
+)
+def test_the_check_takes_time_in_proportion_to_its_input(excerpt: str) -> None:
+    sentence = "The user chose " + "word " * 200
+    small = best_seconds(
+        lambda e: claims.keep_supported([sentence], e), excerpt[: len(excerpt) // 10]
+    )
+    large = best_seconds(lambda e: claims.keep_supported([sentence], e), excerpt)
+    assert large < 30 * max(small, 1e-4)

@@ -1,0 +1,70 @@
+"""`dreaming status --json` has exactly the keys its TypedDicts declare."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from click.testing import CliRunner
+
+from dreaming.accounting import metered
+from dreaming.checks.status import (
+    FileNoteDoc,
+    FilesDoc,
+    ReclaimableDoc,
+    RunDoc,
+    SourceDoc,
+    StatusDoc,
+)
+from dreaming.config import load_settings
+from dreaming.ledger import Ledger, runs
+from dreaming.ledger.model_calls import StageUsage
+from dreaming.model import load
+from dreaming.vault import Vault
+from stages.jobs.ingest import ingest
+from tests.support import raw_note
+from watcher.cli import cli
+
+
+def keys(typed_dict: Any) -> set[str]:
+    return set(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
+
+
+def busy_vault(vault: Vault, ledger: Ledger) -> None:
+    """A vault where every part of the document has something in it."""
+    talk = raw_note(("user", "How do I keep bread?"), ("assistant", "Freeze it."))
+    (vault.raw / "old").mkdir()
+    (vault.raw / "old" / "bread.md").write_text(talk)
+    os.utime(vault.raw / "old" / "bread.md", (1_000_000_000, 1_000_000_000))  # reclaimable
+    (vault.raw / "new").mkdir()
+    (vault.raw / "new" / "bread.md").write_text(talk)  # kept: written moments ago
+    (vault.raw / "bread.md").write_text(talk + "## user\n\nAnd rolls?\n\n")
+    (vault.raw / "bad.json").write_text("{not json")
+    ingest(vault, ledger)
+    runs.put(ledger, runs.Run("n1", "night", "2026-01-01T03:00:00+00:00", None, "running"))
+    answers = vault.root.parent / "answers.jsonl"
+    answers.write_text(json.dumps({"stage": "extract", "system": "S", "user": "a", "text": "A"}))
+    model = metered(load(f"scripted:{answers}"), load_settings(vault.root), ledger, "n1")
+    model.complete("extract", "S", "a")
+
+
+def test_the_status_document_has_the_declared_keys(vault: Vault, ledger: Ledger) -> None:
+    busy_vault(vault, ledger)
+    result = CliRunner().invoke(cli, ["status", "--vault", str(vault.root), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert set(doc) == keys(StatusDoc)
+    assert set(doc["files"]) == keys(FilesDoc)
+    assert {k for s in doc["sources"].values() for k in s} == keys(SourceDoc)
+    assert {k for f in doc["failed"] for k in f} == keys(FileNoteDoc)
+    assert {k for r in doc["reclaimable"] for k in r} == keys(ReclaimableDoc)
+    assert {k for r in doc["reclaim_kept"] for k in r} == keys(FileNoteDoc)
+    assert set(doc["last_run"]) == keys(RunDoc)
+    assert {k for u in doc["model_usage"].values() for k in u} == keys(StageUsage)
+
+
+def test_only_what_the_command_reads_outside_the_ledger_is_optional() -> None:
+    assert StatusDoc.__optional_keys__ == frozenset(
+        {"vault", "policy_problems", "watcher", "reclaimable", "reclaim_kept"}
+    )

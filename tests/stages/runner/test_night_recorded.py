@@ -1,0 +1,95 @@
+"""A whole night on real corpus conversations, answered as the default model answered.
+
+The answers were recorded from `gguf:qwen2.5-coder-1.5b` and kept as (stage, prompt
+key, answer) only, no transcript text:
+
+    python bench/night_model.py 'record:ANSWERS|gguf:qwen2.5-coder-1.5b'
+
+then each line cut to stage, key, text and usage. Replay is exact, so a changed
+prompt fails loudly here: record again. Skips without `../shared/corpus`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bench.night_model import CONVERSATIONS
+from dreaming.article import parse
+from dreaming.checks.audit import audit
+from dreaming.config import Settings
+from dreaming.ledger import Ledger
+from dreaming.vault import Vault
+from dreaming.vault.scaffold import init_vault
+from stages.jobs.ingest import ingest
+from stages.runner.pipeline import run_night
+from stages.runner.report import NightReport
+from tests.support import FIXTURES, corpus_or_skip
+from watcher.app import App
+
+ANSWERS = FIXTURES / "night" / "qwen2.5-coder-1.5b.jsonl"
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, NightReport]:
+    corpus = corpus_or_skip()
+    vault = init_vault(tmp_path_factory.mktemp("recorded") / "vault").vault
+    with Ledger(vault.ledger_path) as ledger:
+        ingest(vault, ledger, [corpus / name for name in CONVERSATIONS])
+    settings = replace(Settings(vault=vault.root), model=f"scripted:{ANSWERS}")
+    with App(vault, settings) as app:
+        report = run_night(app)
+    return vault.root, report
+
+
+def article(root: Path, stem: str) -> str:
+    return (root / "articles" / f"{stem}.md").read_text(encoding="utf-8")
+
+
+def test_the_night_writes_articles_about_the_things_discussed(
+    night: tuple[Path, NightReport],
+) -> None:
+    root, _ = night
+    stems = {p.stem for p in (root / "articles").glob("*.md")}
+    assert {"Claude_Code", "angle_brackets"} <= stems
+
+
+def test_the_vault_is_audit_clean(night: tuple[Path, NightReport]) -> None:
+    root, _ = night
+    vault = Vault.open(root)
+    with Ledger(vault.ledger_path) as ledger:
+        report = audit(vault, ledger)
+    assert report.violations == []
+
+
+def test_every_section_cites_the_conversation_it_came_from(
+    night: tuple[Path, NightReport],
+) -> None:
+    root, _ = night
+    text = article(root, "Claude_Code")
+    assert "`conv:256ba646`" in text
+    body = [s for s in parse(text).sections if s.heading != "References"]
+    assert body
+    assert all("[^1]" in s.body for s in body)
+
+
+def test_the_markdown_article_names_the_rule_the_conversation_turned_off(
+    night: tuple[Path, NightReport],
+) -> None:
+    root, _ = night
+    text = article(root, "angle_brackets")
+    assert "MD034" in text
+    assert "`conv:5ed31c36`" in text
+
+
+def test_a_name_generic_in_any_wiki_is_no_article(night: tuple[Path, NightReport]) -> None:
+    root, _ = night
+    assert not (root / "articles" / "URLs.md").exists()
+
+
+def test_no_unit_fails_for_want_of_a_recorded_answer(night: tuple[Path, NightReport]) -> None:
+    _, report = night
+    reasons = [why for s in report.stages for _, why in s.failures]
+    assert not [r for r in reasons if "no scripted answer" in r]

@@ -1,0 +1,114 @@
+"""The self-healing pair, through SYNTHESIZE and the write door: a later conversation
+contradicts an earlier one. A position the person changed keeps a `## History` line
+citing both; an earlier mistake is corrected silently.
+
+The model answers by rule (`Editor` of tests/stages/synthesize/test_update.py): it
+routes the delta to one section, says the delta disagrees with it, and calls the change
+a changed position or a mistake.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dreaming.article import build, parse
+from dreaming.article.markup import Footnote
+from dreaming.ledger import Ledger, woven
+from dreaming.vault import Vault
+from stages.runner.pipeline import run_stage
+from stages.synthesize.stage import SynthesizeStage
+from tests.stages.synthesize.test_update import Editor
+from tests.synth_support import Talk, article_subject, context, seed, story
+
+FLOUR = Talk(
+    "aaaaaaaa",
+    "feeding the starter with white flour",
+    (
+        ("user", "I feed my starter white flour."),
+        ("assistant", "White flour works; it is slower."),
+    ),
+    "2026-01-05T09:00:00+00:00",
+)
+SWITCH = Talk(
+    "bbbbbbbb",
+    "switching the starter to whole rye flour",
+    (
+        ("user", "I switched my starter to whole rye flour; it is livelier."),
+        ("assistant", "Rye carries more wild yeast, so that fits."),
+    ),
+    "2026-02-07T09:00:00+00:00",
+)
+FEEDING = "The person feeds the starter white flour.[^1]"
+
+
+def earlier_article(vault: Vault, ledger: Ledger) -> tuple[Path, str]:
+    """The article the first conversation made, woven and on disk."""
+    first = seed(ledger, FLOUR)
+    text = build(
+        "Sourdough Starter",
+        lead="A sourdough starter is a culture of flour and water.[^1]",
+        sections=[("Feeding", FEEDING)],
+        infobox={"kind": "thing"},
+        footnotes=[Footnote(1, FLOUR.hash8, "2026-01-05", "claude", FLOUR.label)],
+    )
+    path = vault.articles / "Sourdough_Starter.md"
+    path.write_text(text, encoding="utf-8")
+    with ledger.transaction():
+        woven.record(ledger, "Sourdough_Starter", [first], "earlier", "2026-01-05T10:00:00+00:00")
+    return path, first
+
+
+def later_delta(ledger: Ledger) -> str:
+    later = seed(ledger, SWITCH)
+    story(ledger, "changing the starter's flour", [later])
+    article_subject(ledger, "sourdough starter", "Sourdough_Starter", [later])
+    return later
+
+
+def night(vault: Vault, ledger: Ledger, editor: Editor) -> None:
+    report = run_stage(SynthesizeStage(), context(vault, ledger, editor))
+    assert (report.done, report.failed, report.rejected) == (1, 0, 0), report.failures
+
+
+def test_a_changed_position_is_rewritten_and_keeps_a_history_line_citing_both(
+    vault: Vault, ledger: Ledger
+) -> None:
+    path, _ = earlier_article(vault, ledger)
+    later_delta(ledger)
+    editor = Editor(
+        route={"Feeding"},
+        drafts={"Feeding": "The person feeds the starter whole rye flour.[2]"},
+        conflict="yes",
+        kind="changed",
+        history="The person first fed the starter white flour, then switched to rye.",
+    )
+    night(vault, ledger, editor)
+    article = parse(path.read_text(encoding="utf-8"))
+    feeding, history = article.section("Feeding"), article.section("History")
+    assert feeding is not None
+    assert history is not None
+    assert "whole rye flour" in feeding.body
+    assert "white flour, then switched to rye" in history.body
+    text = path.read_text(encoding="utf-8")
+    assert "`conv:aaaaaaaa`" in text
+    assert "`conv:bbbbbbbb`" in text
+
+
+def test_an_earlier_mistake_is_corrected_silently_with_no_history_line(
+    vault: Vault, ledger: Ledger
+) -> None:
+    path, _ = earlier_article(vault, ledger)
+    later_delta(ledger)
+    editor = Editor(
+        route={"Feeding"},
+        drafts={"Feeding": "The person feeds the starter whole rye flour.[2]"},
+        conflict="yes",
+        kind="mistake",
+    )
+    night(vault, ledger, editor)
+    article = parse(path.read_text(encoding="utf-8"))
+    feeding = article.section("Feeding")
+    assert feeding is not None
+    assert "whole rye flour" in feeding.body
+    assert "white flour" not in feeding.body
+    assert article.section("History") is None
