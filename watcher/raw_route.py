@@ -118,7 +118,7 @@ class RawRoute:
                 continue
             except OSError as e:
                 del self._due[rel]
-                self._say(Reaction("raw", shown(rel), trouble(e), problem=True))
+                self._say(Reaction("raw", shown(rel), trouble(e, self._app.vault), problem=True))
                 continue
             if stat.S_ISDIR(st.st_mode):
                 del self._due[rel]
@@ -155,7 +155,7 @@ class RawRoute:
         except UNIT_FAULTS as e:
             for rel in ready:
                 self._retry(rel, now)
-            self._say(Reaction("raw", RAW, trouble(e), problem=True))
+            self._say(Reaction("raw", RAW, trouble(e, self._app.vault), problem=True))
             return
         pending = {rel for rel, _ in report.pending}
         failed = dict(report.failed)
@@ -215,7 +215,7 @@ class RawRoute:
                 names.update(k for k in known if k.startswith(inside) and not (root / k).exists())
             forgotten = forget(ledger, names)
         except UNIT_FAULTS as e:
-            self._say(Reaction("raw", RAW, trouble(e), problem=True))
+            self._say(Reaction("raw", RAW, trouble(e, self._app.vault), problem=True))
             return
         if forgotten == 1:
             self._say(Reaction("raw", shown(next(iter(names))), "deleted; the ledger forgot it"))

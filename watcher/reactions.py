@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dreaming.errors import DreamingError
+from dreaming.vault import Vault
+from dreaming.vault.logs import internal_error
 from watcher.console import shown
 
 
@@ -31,8 +33,9 @@ UNIT_FAULTS: tuple[type[Exception], ...] = (DreamingError, OSError)
 retried, never the end of the loop."""
 
 
-def trouble(error: Exception) -> str:
-    """One line for what stopped a unit of work, with what to do; it is retried."""
+def trouble(error: Exception, vault: Vault | None = None) -> str:
+    """One line for what stopped a unit of work, with what to do; it is retried. A fault
+    in dreaming's own code keeps its traceback in the vault's internal log."""
     if isinstance(error, DreamingError):
         return shown(error)
     if isinstance(error, OSError):
@@ -41,7 +44,9 @@ def trouble(error: Exception) -> str:
             return f"{where}: the disk is full; nothing was overwritten: free some space"
         return f"{where}: {shown(error.strerror or error)}; check the file and its folder"
     # A fault in dreaming itself, not in the file: the file stays as the person left it.
-    return (
-        f"dreaming failed on it ({type(error).__name__}: {shown(error)}); your file is "
-        "untouched; save it again, and report this if it happens again"
-    )
+    if vault is None:
+        return (
+            f"dreaming failed on it ({type(error).__name__}: {shown(error)}); your file is "
+            "untouched; save it again, and report this if it happens again"
+        )
+    return f"{internal_error(vault, error, 'on it')}; your file is untouched: save it again"

@@ -80,7 +80,12 @@ class Routes:
             dirty = repo.dirty_paths([vault.root / name for name in PENDING])
         except DreamingError as e:
             self._say(
-                Reaction("article", ".", f"not looked at on start: {trouble(e)}", problem=True)
+                Reaction(
+                    "article",
+                    ".",
+                    f"not looked at on start: {trouble(e, self._app.vault)}",
+                    problem=True,
+                )
             )
             return
         self.take(work_of(dirty), now)
@@ -131,7 +136,11 @@ class Routes:
             raise
         except Exception as e:
             # The ledger cannot be read: said, and the person's edits still committed.
-            self._say(Reaction("article", ".", f"not finished: {trouble(e)}", problem=True))
+            self._say(
+                Reaction(
+                    "article", ".", f"not finished: {trouble(e, self._app.vault)}", problem=True
+                )
+            )
             return
         for run, rels in finished.items():
             more = f" and {len(rels) - 1} more" if len(rels) > 1 else ""
@@ -141,7 +150,7 @@ class Routes:
             try:
                 reindex(vault, self._app.ledger)
             except Exception as e:
-                said = f"not reindexed: {trouble(e)}"
+                said = f"not reindexed: {trouble(e, self._app.vault)}"
                 self._say(Reaction("article", "articles", said, problem=True))
 
     def _ready_repo(self, now: float) -> VaultRepo | None:
@@ -219,7 +228,7 @@ class Routes:
             except GitError:
                 raise
             except Exception as e:
-                self._say(Reaction("meta", shown(rel), trouble(e), problem=True))
+                self._say(Reaction("meta", shown(rel), trouble(e, self._app.vault), problem=True))
             self._meta.discard(name)
 
     def _station_files(self, repo: VaultRepo) -> None:
@@ -239,7 +248,7 @@ class Routes:
         except GitError:
             raise
         except Exception as e:
-            self._say(Reaction(first, path, trouble(e), problem=True))
+            self._say(Reaction(first, path, trouble(e, self._app.vault), problem=True))
             settled = None
         self._station.clear()
         if settled is not None:
@@ -269,7 +278,9 @@ class Routes:
         except GitError:
             raise
         except Exception as e:
-            self._say(Reaction("article", shown(rels[0]), trouble(e), problem=True))
+            self._say(
+                Reaction("article", shown(rels[0]), trouble(e, self._app.vault), problem=True)
+            )
             self._articles.clear()
             return
         self._articles.clear()
@@ -281,6 +292,6 @@ class Routes:
                 reindex(vault, self._app.ledger)
                 said += "; reindexed"
             except Exception as e:
-                said += f"; not reindexed: {trouble(e)}"
+                said += f"; not reindexed: {trouble(e, self._app.vault)}"
         for rel in edited:
             self._say(Reaction("article", shown(rel), said))

@@ -6,11 +6,13 @@ import errno
 import shutil
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
 from dreaming.errors import GitError
 from dreaming.ledger import Ledger
+from dreaming.ledger.connection import ledger_error
 from dreaming.vault import Vault
 from tests.support import drop, raw_note
 from tests.watch_support import spy_ingest, wait_for, watched
@@ -163,5 +165,20 @@ def test_a_full_disk_is_said_as_such() -> None:
     said = trouble(OSError(errno.ENOSPC, "No space left on device", "/v/STATION.md"))
     assert "disk is full" in said
     assert "nothing was overwritten" in said
-    assert "disk is full" in trouble(sqlite3.OperationalError("database or disk is full"))
+    full = ledger_error(
+        Path("/v/ledger.sqlite"), sqlite3.OperationalError("database or disk is full")
+    )
+    assert "disk is full" in trouble(full)
     assert trouble(GitError("/v: a rebase is in progress")) == "/v: a rebase is in progress"
+
+
+def test_a_fault_in_dreaming_is_said_in_one_line_and_its_traceback_kept(vault: Vault) -> None:
+    try:
+        raise KeyError("a bug")
+    except KeyError as e:
+        said = trouble(e, vault)
+    assert said == (
+        "internal error on it (KeyError); please report it with .dreaming/logs/internal.log; "
+        "your file is untouched: save it again"
+    )
+    assert "a bug" in (vault.logs / "internal.log").read_text(encoding="utf-8")
