@@ -240,7 +240,9 @@ def test_a_fault_in_one_route_is_said_and_never_blocks_the_others(
         path.write_text(article("Sourdough", "The person's words."))
         w.reaction(lambda r: r.path == "articles/Sourdough.md")
         said = w.reaction(lambda r: r.path == "STATION.md" and r.problem)
-    assert "a fault nobody foresaw" in said.outcome
+    assert "internal error on it (RuntimeError)" in said.outcome
+    assert ".dreaming/logs/internal.log" in said.outcome
+    assert "a fault nobody foresaw" in (vault.logs / "internal.log").read_text(encoding="utf-8")
     assert not [r for r in w.said if "watching stopped" in r.outcome]
 
 
