@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dreaming.article.markup import MARKER
-from dreaming.article.words import content_words
+from dreaming.article.words import content_words, sentences
 
 _FRAME = re.compile(
     r"\b(?:the user|the person|they|he|she|we|i)\b[^.!?]{0,40}?"
@@ -46,6 +46,13 @@ as words or their stems (one word missing is always let). A small model paraphra
 little and is let; a sentence of
 what it knows of a word ("CSS is a language used to style web pages" cited to a talk
 about one margin) holds few of the excerpt's words and goes."""
+ATTRIBUTED = 0.5
+"""A sentence saying what its subject is ("X is a …") must find this share of its own
+content words within `PLACE` consecutive excerpt sentences that name X: the words of a
+claim about Beads are not a claim about the Steve Yegge named two paragraphs away."""
+PLACE = 3
+_DEFINES = re.compile(r"^(.{1,200}?)\s(?:is|are|was|were)\s", re.IGNORECASE)
+_TOOL_LINE = re.compile(r"\s*(?:\w+:\s*)?\[tool\b")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _ENDINGS = ("ing", "ed", "es", "s", "ly")
 _FREE = frozenset((
@@ -78,8 +85,10 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     kept: list[str] = []
     dropped: list[tuple[str, str]] = []
     held = _stems(excerpt)
+    places = _places(excerpt)
     numbers = set(_NUMBER.findall(excerpt))
-    skip = _stems(title) | _FREE
+    named = _stems(title)
+    skip = named | _FREE
     for sentence in sentences:
         plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
         why = (
@@ -87,6 +96,7 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
             or invented_frame(plain, said)
             or restates_option(plain, options)
             or unsupported(plain, held, numbers, skip)
+            or misattributed(plain, places, named, skip)
         )
         if why is None:
             kept.append(sentence)
@@ -119,6 +129,42 @@ def unsupported(sentence: str, held: set[str], numbers: set[str], skip: set[str]
     if len(missing) > max(1.0, (1 - SUPPORT) * len(own)):
         return f"words the excerpt does not hold ({', '.join(missing[:4])})"
     return None
+
+
+def misattributed(
+    sentence: str, places: Sequence[set[str]], named: set[str], skip: set[str]
+) -> str | None:
+    """Why a sentence saying what the subject (its title's stems, `named`) is was never
+    said of it: fewer than `ATTRIBUTED` of its own words stand within `PLACE`
+    consecutive excerpt sentences (`places`) that name the subject."""
+    subject = _DEFINES.match(sentence)
+    if not named or subject is None or not named <= _stems(subject.group(1)):
+        return None
+    own = _stems(sentence) - skip
+    if not own:
+        return None
+    best = -1
+    for i in range(len(places)):
+        window = set().union(*places[i : i + PLACE])
+        if named <= window:
+            best = max(best, len(own & window))
+    if best < 0:
+        return "says what the subject is, and the excerpt never names it"
+    if best >= ATTRIBUTED * len(own):
+        return None
+    return f"says what the subject is with words the excerpt says elsewhere ({best} of {len(own)})"
+
+
+def _places(excerpt: str) -> list[set[str]]:
+    """The stems of each sentence of the excerpt, line by line, in order; a tool call's
+    line (`[tool: Bash — ls /home/user/project]`) says nothing about anything."""
+    return [
+        _stems(piece)
+        for line in excerpt.splitlines()
+        if not _TOOL_LINE.match(line)
+        for piece in sentences(line)
+        if piece.strip()
+    ]
 
 
 def _stems(text: str) -> set[str]:

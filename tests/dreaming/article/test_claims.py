@@ -108,6 +108,43 @@ def test_the_title_s_words_need_no_support() -> None:
     assert not claims.keep_supported(sentence, ASKED_ONLY).text
 
 
+BEADS = (
+    "assistant: Steve Yegge wrote the proposal we read today.\n"
+    "It is long.\n"
+    "We looked at the file layout.\n"
+    "Then the tests ran.\n"
+    "Beads: teammates ship native, zero-setup, low-latency workers.\n"
+    "[tool: Bash — ls /home/user/project]"
+)
+
+
+def test_what_the_excerpt_says_of_another_thing_is_not_said_of_the_subject() -> None:
+    sentence = "Steve Yegge is a native, zero-setup, low-latency worker."
+    result = claims.keep_supported([sentence], BEADS, "Steve Yegge")
+    assert result.text == ""
+    assert "words the excerpt says elsewhere" in result.dropped[0][1]
+
+
+def test_what_the_excerpt_says_beside_the_subject_s_name_stands() -> None:
+    sentence = "Beads ships native, zero-setup, low-latency workers."
+    assert claims.keep_supported([sentence], BEADS, "Beads").text == sentence
+    defined = "Beads is a set of native, zero-setup, low-latency workers."
+    assert claims.keep_supported([defined], BEADS, "Beads").text == defined
+
+
+def test_saying_what_a_subject_the_excerpt_never_names_is_dropped() -> None:
+    result = claims.keep_supported(
+        ["Worktrees is a tool for low-latency workers."], BEADS, "Worktrees"
+    )
+    assert result.dropped[0][1] == "says what the subject is, and the excerpt never names it"
+
+
+def test_a_tool_call_s_line_does_not_name_the_subject() -> None:
+    excerpt = "user: [tool: Read — /home/user/project/plan.md]\nassistant: We read the plan."
+    result = claims.keep_supported(["Project is a plan we read."], excerpt, "Project")
+    assert result.text == ""
+
+
 def test_a_wrong_quiz_option_stated_as_fact_is_dropped() -> None:
     assert not kept("Salted water from the tap removes kettle scale.", QUIZ)
 
@@ -160,4 +197,14 @@ def test_the_check_takes_time_in_proportion_to_its_input(excerpt: str) -> None:
         lambda e: claims.keep_supported([sentence], e), excerpt[: len(excerpt) // 10]
     )
     large = best_seconds(lambda e: claims.keep_supported([sentence], e), excerpt)
+    assert large < 30 * max(small, 1e-4)
+
+
+def test_the_attribution_check_takes_time_in_proportion_to_its_input() -> None:
+    excerpt = "Kettle is hot. The water boils. Steam rises.\n" * 3000
+    sentence = "Kettle is a " + "word " * 200
+    small = best_seconds(
+        lambda e: claims.keep_supported([sentence], e, "Kettle"), excerpt[: len(excerpt) // 10]
+    )
+    large = best_seconds(lambda e: claims.keep_supported([sentence], e, "Kettle"), excerpt)
     assert large < 30 * max(small, 1e-4)

@@ -53,7 +53,7 @@ def test_the_night_writes_articles_about_the_things_discussed(
 ) -> None:
     root, _ = night
     stems = {p.stem for p in (root / "articles").glob("*.md")}
-    assert {"Claude_Code", "angle_brackets"} <= stems
+    assert {"Haiku", "angle_brackets"} <= stems
 
 
 def test_the_vault_is_audit_clean(night: tuple[Path, NightReport]) -> None:
@@ -68,7 +68,7 @@ def test_every_section_cites_the_conversation_it_came_from(
     night: tuple[Path, NightReport],
 ) -> None:
     root, _ = night
-    text = article(root, "Claude_Code")
+    text = article(root, "Haiku")
     assert "`conv:256ba646`" in text
     body = [s for s in parse(text).sections if s.heading != "References"]
     assert body
@@ -82,6 +82,15 @@ def test_the_markdown_article_names_the_rule_the_conversation_turned_off(
     text = article(root, "angle_brackets")
     assert "MD034" in text
     assert "`conv:5ed31c36`" in text
+
+
+def test_no_lead_says_what_a_subject_is_with_words_said_of_another(
+    night: tuple[Path, NightReport],
+) -> None:
+    # Recorded, the model wrote "Claude is a tool for pattern orchestration": the
+    # excerpt says "pattern orchestration" of Haiku subagents, never of Claude.
+    root, _ = night
+    assert "a tool for pattern orchestration" not in article(root, "Claude")
 
 
 def test_a_name_generic_in_any_wiki_is_no_article(night: tuple[Path, NightReport]) -> None:

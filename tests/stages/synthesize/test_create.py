@@ -31,12 +31,14 @@ def source(n: int, label: str, text: str) -> Source:
 KETTLE = source(
     1,
     "descaling the kettle with vinegar",
-    "user: the kettle has scale\n\nassistant: boil vinegar and water in the kettle, then rinse",
+    "user: thing A, the kettle, has scale\n\n"
+    "assistant: boil vinegar and water in the kettle, then rinse",
 )
 KETTLE_AGAIN = source(
     2,
     "kettle scale comes back",
-    "user: the scale came back in the kettle\n\nassistant: descale the kettle with vinegar",
+    "user: the scale came back in thing A, the kettle\n\n"
+    "assistant: descale the kettle with vinegar",
 )
 SCRIPT = source(
     4,
@@ -312,14 +314,16 @@ def test_a_kind_outside_the_declared_set_leaves_the_infobox_without_one(
 def kind_of(
     scripted_model: ScriptedModelFactory, title: str, said: str, human: str | None = None
 ) -> str | None:
+    # The excerpt names the subject: a lead says what it is only of a name it holds.
+    named = source(1, KETTLE.label, f"user: {title}: the kettle has scale\n\n{KETTLE.text}")
     answers = create_script(
-        title, [KETTLE], [("Descaling", [0])], ["Vinegar descales the kettle."],
+        title, [named], [("Descaling", [0])], ["Vinegar descales the kettle."],
         lead=f"{title} is a kettle.", kind=said,
     )  # fmt: skip
     if human is not None:
         answers.append(Answer("synthesize", prompt.human(title), human, prompt.HUMAN_SYSTEM))
     model: TextModel = scripted_model(answers)
-    result = create(model, title, [KETTLE], aliases=[], kinds=KINDS, unit="u")
+    result = create(model, title, [named], aliases=[], kinds=KINDS, unit="u")
     assert isinstance(result, Created)
     return dict(parse(result.text).infobox or ()).get("kind")
 
