@@ -1,0 +1,101 @@
+"""LINK's text half: the first mention of another article in a block of prose, wrapped
+as a wikilink. Pure functions.
+
+A mention is a whole-word, case-insensitive match of an article's title or alias in
+prose: never inside code (fenced or inline), a comment, a link of either kind, a
+footnote marker or definition, a heading or a template line. The words are never
+changed, only wrapped (`[[Stem|as written]]`), so a linked block read without its
+brackets is the block it was. A target the block already links to, anywhere, is not
+linked again, and a block linked once is its own result the second time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from dreaming.article.fences import mask_code
+from dreaming.article.markup import DEFINITION, MARKER, WIKILINK, atx_heading, wikilinks
+from dreaming.article.titles import heading_key, title_for_stem
+
+_MARKDOWN_LINK = re.compile(r"!?\[[^\[\]\r\n]*\]\([^()\r\n]*\)")
+_TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
+_WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    stem: str
+    """The article's file stem, as a link names it."""
+    names: tuple[str, ...]
+    """Its title and aliases: each mention of one of them may become the link."""
+
+
+def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> str:
+    """`text` with the first mention of each target it does not link yet wrapped as a
+    wikilink; the article `own` (its stem) is never linked from itself."""
+    names = _names(targets, own)
+    if not names:
+        return text
+    masked = _prose(text)
+    linked = {heading_key(link.target) for link in wikilinks(text)}
+    pattern = _pattern(names)
+    out: list[str] = []
+    pos = 0
+    for m in pattern.finditer(masked):
+        stem = names.get(heading_key(m.group()))
+        if stem is None or heading_key(stem) in linked:
+            continue
+        linked.add(heading_key(stem))
+        surface = text[m.start() : m.end()]
+        out += [text[pos : m.start()], wikilink(stem, surface)]
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def wikilink(stem: str, surface: str) -> str:
+    """`[[Stem]]` when the words are the stem itself, else `[[Stem|words]]`: a reader
+    shows a bare link's target, and `Claude_Code` is not the words the text had."""
+    return f"[[{stem}]]" if surface == stem else f"[[{stem}|{surface}]]"
+
+
+def _names(targets: Iterable[Target], own: str) -> dict[str, str]:
+    """Every name's key → its stem; a name two articles share links to neither."""
+    found: dict[str, set[str]] = {}
+    own_key = heading_key(own)
+    for t in targets:
+        if heading_key(t.stem) == own_key:
+            continue
+        for name in (title_for_stem(t.stem), *t.names):
+            key = heading_key(name)
+            if key and _WORD.search(key):
+                found.setdefault(key, set()).add(t.stem)
+    return {key: next(iter(stems)) for key, stems in found.items() if len(stems) == 1}
+
+
+def _pattern(names: dict[str, str]) -> re.Pattern[str]:
+    # Longest first: "Claude Code" is one mention, not "Claude" and a stray "Code".
+    words = sorted(names, key=lambda k: (-len(k), k))
+    # Within one line: a wikilink cannot hold a line break.
+    alternatives = "|".join(r"[ \t]+".join(map(re.escape, k.split())) for k in words)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def _prose(text: str) -> str:
+    """`text` with everything that is no prose blotted out, same length: code, comments,
+    links, footnote markers and definitions, headings, template lines."""
+    masked = list(mask_code(text))
+    for pattern in (WIKILINK, _MARKDOWN_LINK, MARKER, _TEMPLATE):
+        for m in pattern.finditer("".join(masked)):
+            masked[m.start() : m.end()] = " " * (m.end() - m.start())
+    start = 0
+    for line in text.splitlines(keepends=True):
+        content = line.rstrip("\r\n")
+        if atx_heading(content) is not None or DEFINITION.match(content):
+            masked[start : start + len(content)] = " " * len(content)
+        start += len(line)
+    # What was blanked becomes a character no name holds, so that no mention runs
+    # across it ("Claude [^1] code" is no mention of Claude Code).
+    return "".join(m if m == t else "\0" for m, t in zip(masked, text, strict=True))
