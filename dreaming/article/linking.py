@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from dreaming.article.fences import mask_code
+from dreaming.article.fences import code_flags, line_content, mask_code
 from dreaming.article.markup import DEFINITION, MARKER, WIKILINK, atx_heading, wikilinks
 from dreaming.article.titles import heading_key, title_for_stem
 
@@ -53,6 +53,50 @@ def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> 
         pos = m.end()
     out.append(text[pos:])
     return "".join(out)
+
+
+UNLINKED = ("references", "see also")
+"""Sections whose lines are lists of sources and links, not prose."""
+
+
+def link_article(text: str, targets: Sequence[Target], own: str) -> tuple[str, list[str]]:
+    """The article `text` (stem `own`) with the first mention of each other article
+    linked in its lead and in each `##` section's prose (one section's links do not
+    count for the next); frontmatter, headings, References and See also as they were.
+    Returns the text and the sections changed ("" for the lead)."""
+    lines = text.splitlines(keepends=True)
+    start = _after_frontmatter(lines)
+    in_code = code_flags(lines)
+    cuts = [start]
+    headings = [""]
+    for i in range(start, len(lines)):
+        found = atx_heading(line_content(lines[i])) if not in_code[i] else None
+        if found is not None and found[0] == 2:
+            cuts.append(i)
+            headings.append(found[1])
+    cuts.append(len(lines))
+    out = ["".join(lines[:start])]
+    changed: list[str] = []
+    for k, name in enumerate(headings):
+        block = "".join(lines[cuts[k] : cuts[k + 1]])
+        if heading_key(name) in UNLINKED:
+            out.append(block)
+            continue
+        linked = link_first_mentions(block, targets, own)
+        if linked != block:
+            changed.append(name)
+        out.append(linked)
+    return "".join(out), changed
+
+
+def _after_frontmatter(lines: Sequence[str]) -> int:
+    """The first line after a `---` frontmatter block at the top, else 0."""
+    if not lines or line_content(lines[0]).rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if line_content(lines[i]).rstrip() in ("---", "..."):
+            return i + 1
+    return 0
 
 
 def wikilink(stem: str, surface: str) -> str:

@@ -20,8 +20,8 @@ from dreaming.policy.pages import Policy
 from dreaming.vault import Vault
 from stages.runner.write import Writer
 
-StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize"]
-"""The model stages, in the order a night runs them (INGEST runs before them)."""
+StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize", "link"]
+"""The stages, in the order a night runs them (INGEST runs before them)."""
 
 UnitStatus = Literal["done", "failed", "rejected"]
 """As the ledger's `work.status`: done (output stored), failed (an error stopped it,

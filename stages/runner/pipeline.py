@@ -46,6 +46,7 @@ from dreaming.vault.writes import remove_leftover_temps
 from stages.bucket import BucketStage
 from stages.extract import ExtractStage
 from stages.jobs.ingest import IngestReport, ingest
+from stages.link import LinkStage
 from stages.resolve import ResolveStage
 from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 from stages.runner.report import NightReport, StageReport, WrittenArticle, render, report_path
@@ -59,8 +60,9 @@ STAGES: tuple[Stage, ...] = (
     BucketStage(),
     ResolveStage(),
     SynthesizeStage(),
+    LinkStage(),
 )
-"""The model stages of a night, in order."""
+"""The stages of a night, in order (LINK calls no model)."""
 
 
 class App(Protocol):

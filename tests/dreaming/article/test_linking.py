@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article.linking import Target, link_first_mentions
+from dreaming.article.linking import Target, link_article, link_first_mentions
 from tests.support import best_seconds, draws
 
 CODE = Target("Claude_Code", ("Claude Code CLI",))
@@ -95,3 +95,40 @@ def test_linking_takes_time_in_proportion_to_its_input() -> None:
     small = best_seconds(lambda t: link_first_mentions(t, targets), text[: len(text) // 10])
     large = best_seconds(lambda t: link_first_mentions(t, targets), text)
     assert large < 30 * max(small, 1e-4)
+
+
+ARTICLE = """---
+tags: Beads
+---
+# Claude
+
+```info
+kind: thing
+aliases: Claude Code CLI
+```
+
+Claude works with Beads.[^1]
+
+## Tracking
+
+Beads again, and bd.[^1]
+
+## See also
+
+- Beads
+
+## References
+
+[^1]: `conv:0a1b2c3d` (2026-01-01, raw) — Beads talk
+"""
+
+
+def test_an_article_is_linked_section_by_section_and_its_lists_are_kept() -> None:
+    linked, changed = link_article(ARTICLE, TARGETS, own="Claude")
+    assert "Claude works with [[Beads]].[^1]" in linked
+    assert "[[Beads]] again, and bd.[^1]" in linked
+    assert linked.startswith("---\ntags: Beads\n---\n# Claude\n")
+    references = "[^1]: `conv:0a1b2c3d` (2026-01-01, raw) — Beads talk\n"
+    assert "- Beads\n\n## References\n\n" + references in linked
+    assert changed == ["", "Tracking"]
+    assert link_article(linked, TARGETS, own="Claude") == (linked, [])

@@ -1,0 +1,81 @@
+"""LINK on real vaults through the write door: first mentions linked, words kept, a
+second night changes nothing, a person's links and lists stay theirs."""
+
+from __future__ import annotations
+
+import subprocess
+
+from dreaming.article import build
+from dreaming.ledger import Ledger
+from dreaming.vault import Vault
+from stages.link import LinkStage
+from stages.runner.pipeline import run_stage
+from tests.support import stage_context
+
+NOW = "2026-03-02T03:00:00+00:00"
+
+
+def write(vault: Vault, title: str, lead: str, sections: list[tuple[str, str]] = []) -> None:  # noqa: B006
+    text = build(title, lead=lead, sections=sections, infobox={"kind": "thing"})
+    (vault.articles / f"{title.replace(' ', '_')}.md").write_text(text, encoding="utf-8")
+
+
+def night(vault: Vault, ledger: Ledger, run_id: str = "r1") -> tuple[int, int]:
+    ctx = stage_context(vault, ledger, None, run_id=run_id, now=NOW, write=True)
+    report = run_stage(LinkStage(), ctx)
+    return report.done, report.skipped
+
+
+def test_a_mention_of_another_article_becomes_a_link_and_the_words_stay(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write(vault, "Beads", "Beads tracks issues for coding agents.")
+    write(vault, "Claude Code", "Claude Code runs agents that use beads to track work.")
+    night(vault, ledger)
+    text = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
+    assert "Claude Code runs agents that use [[Beads|beads]] to track work." in text
+    beads = (vault.articles / "Beads.md").read_text(encoding="utf-8")
+    assert "[[" not in beads
+
+
+def test_a_second_night_with_nothing_new_links_nothing_and_commits_nothing(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write(vault, "Beads", "Beads tracks issues.")
+    write(vault, "Claude Code", "Claude Code uses Beads.")
+    night(vault, ledger, "r1")
+    head = subprocess.run(
+        ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout
+    done, skipped = night(vault, ledger, "r2")
+    assert (done, skipped) == (0, 2)
+    after = subprocess.run(
+        ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout
+    assert after == head
+
+
+def test_a_person_s_own_link_and_see_also_stay_as_they_wrote_them(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write(vault, "Beads", "Beads tracks issues.")
+    write(
+        vault,
+        "Claude Code",
+        "Claude Code uses [[Beads|the tracker]] and Beads.",
+        [("See also", "- Beads")],
+    )
+    before = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
+    night(vault, ledger)
+    assert (vault.articles / "Claude_Code.md").read_text(encoding="utf-8") == before
+
+
+def test_a_new_article_links_its_name_in_the_articles_already_there(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write(vault, "Claude Code", "Claude Code uses Beads.")
+    night(vault, ledger, "r1")
+    write(vault, "Beads", "Beads tracks issues.")
+    night(vault, ledger, "r2")
+    text = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
+    assert "Claude Code uses [[Beads]]." in text
