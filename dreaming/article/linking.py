@@ -36,7 +36,7 @@ def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> 
     """`text` with the first mention of each target it does not link yet wrapped as a
     wikilink; the article `own` (its stem) is never linked from itself."""
     names = _names(targets, own)
-    if not names:
+    if not any(stem != own for stem in names.values()):
         return text
     masked = _prose(text)
     linked = {heading_key(link.target) for link in wikilinks(text)}
@@ -45,7 +45,9 @@ def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> 
     pos = 0
     for m in pattern.finditer(masked):
         stem = names.get(heading_key(m.group()))
-        if stem is None or heading_key(stem) in linked:
+        # The article's own name is matched, never linked: "Claude Code" in Claude
+        # Code's article is no mention of Claude.
+        if stem is None or stem == own or heading_key(stem) in linked:
             continue
         linked.add(heading_key(stem))
         surface = text[m.start() : m.end()]
@@ -106,17 +108,21 @@ def wikilink(stem: str, surface: str) -> str:
 
 
 def _names(targets: Iterable[Target], own: str) -> dict[str, str]:
-    """Every name's key → its stem; a name two articles share links to neither."""
+    """Every name's key → its stem (the own article's names to `own`, so that they are
+    matched and left alone); a name two other articles share links to neither."""
     found: dict[str, set[str]] = {}
     own_key = heading_key(own)
     for t in targets:
-        if heading_key(t.stem) == own_key:
-            continue
+        stem = own if heading_key(t.stem) == own_key else t.stem
         for name in (title_for_stem(t.stem), *t.names):
             key = heading_key(name)
             if key and _WORD.search(key):
-                found.setdefault(key, set()).add(t.stem)
-    return {key: next(iter(stems)) for key, stems in found.items() if len(stems) == 1}
+                found.setdefault(key, set()).add(stem)
+    return {
+        key: own if own in stems else next(iter(stems))
+        for key, stems in found.items()
+        if len(stems) == 1 or own in stems
+    }
 
 
 def _pattern(names: dict[str, str]) -> re.Pattern[str]:
@@ -124,7 +130,8 @@ def _pattern(names: dict[str, str]) -> re.Pattern[str]:
     words = sorted(names, key=lambda k: (-len(k), k))
     # Within one line: a wikilink cannot hold a line break.
     alternatives = "|".join(r"[ \t]+".join(map(re.escape, k.split())) for k in words)
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    # A hyphen joins words: "research-beads" holds no mention of Beads.
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
 
 
 def _prose(text: str) -> str:

@@ -51,10 +51,21 @@ def test_the_longest_name_is_one_mention() -> None:
 
 def test_an_article_never_links_to_itself() -> None:
     assert link("Beads tracks issues.", own="Beads") == "Beads tracks issues."
+    assert link("Beads runs Claude.", own="Beads") == "Beads runs [[Claude]]."
 
 
 def test_only_whole_words_are_mentions() -> None:
-    assert link("Beadsy bd-like abd tools.") == "Beadsy [[Beads|bd]]-like abd tools."
+    assert (
+        link("Beadsy bd-like abd tools, and bd.") == "Beadsy bd-like abd tools, and [[Beads|bd]]."
+    )
+
+
+def test_the_article_s_own_name_is_no_mention_of_a_shorter_one() -> None:
+    own = (CODE, CLAUDE, Target("research-beads", ()))
+    assert link_first_mentions("Claude Code runs.", own, "Claude_Code") == "Claude Code runs."
+    assert link_first_mentions("research-beads says", own, "research-beads") == (
+        "research-beads says"
+    )
 
 
 def test_code_links_markers_headings_and_templates_are_never_linked() -> None:
