@@ -11,8 +11,9 @@ linked again, and a block linked once is its own result the second time.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dreaming.article.fences import code_flags, line_content, mask_code
@@ -34,24 +35,24 @@ class Target:
 
 def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> str:
     """`text` with the first mention of each target it does not link yet wrapped as a
-    wikilink; the article `own` (its stem) is never linked from itself."""
-    names = _names(targets, own)
-    if not any(stem != own for stem in names.values()):
+    wikilink; the article `own` (its stem) is never linked from itself, and a mention
+    of its own name is no mention of a shorter one inside it."""
+    names, pattern = _prepared(tuple(targets))
+    if pattern is None:
         return text
     masked = _prose(text)
     linked = {heading_key(link.target) for link in wikilinks(text)}
-    pattern = _pattern(names)
+    own_key = heading_key(own)
     out: list[str] = []
     pos = 0
     for m in pattern.finditer(masked):
-        stem = names.get(heading_key(m.group()))
-        # The article's own name is matched, never linked: "Claude Code" in Claude
-        # Code's article is no mention of Claude.
-        if stem is None or stem == own or heading_key(stem) in linked:
+        stems = names.get(heading_key(m.group()), ())
+        # Matched and left alone: the article's own name, and a name two articles share.
+        if len(stems) != 1 or heading_key(stems[0]) in (own_key, *linked):
             continue
+        stem = stems[0]
         linked.add(heading_key(stem))
-        surface = text[m.start() : m.end()]
-        out += [text[pos : m.start()], wikilink(stem, surface)]
+        out += [text[pos : m.start()], wikilink(stem, text[m.start() : m.end()])]
         pos = m.end()
     out.append(text[pos:])
     return "".join(out)
@@ -107,31 +108,27 @@ def wikilink(stem: str, surface: str) -> str:
     return f"[[{stem}]]" if surface == stem else f"[[{stem}|{surface}]]"
 
 
-def _names(targets: Iterable[Target], own: str) -> dict[str, str]:
-    """Every name's key → its stem (the own article's names to `own`, so that they are
-    matched and left alone); a name two other articles share links to neither."""
-    found: dict[str, set[str]] = {}
-    own_key = heading_key(own)
+@functools.lru_cache(maxsize=4)
+def _prepared(
+    targets: tuple[Target, ...],
+) -> tuple[dict[str, tuple[str, ...]], re.Pattern[str] | None]:
+    """Every name's key → the stems that answer to it, and one pattern finding them all:
+    made once for a night's articles, not once an article."""
+    found: dict[str, list[str]] = {}
     for t in targets:
-        stem = own if heading_key(t.stem) == own_key else t.stem
         for name in (title_for_stem(t.stem), *t.names):
             key = heading_key(name)
-            if key and _WORD.search(key):
-                found.setdefault(key, set()).add(stem)
-    return {
-        key: own if own in stems else next(iter(stems))
-        for key, stems in found.items()
-        if len(stems) == 1 or own in stems
-    }
-
-
-def _pattern(names: dict[str, str]) -> re.Pattern[str]:
-    # Longest first: "Claude Code" is one mention, not "Claude" and a stray "Code".
-    words = sorted(names, key=lambda k: (-len(k), k))
-    # Within one line: a wikilink cannot hold a line break.
+            if key and _WORD.search(key) and t.stem not in found.get(key, ()):
+                found.setdefault(key, []).append(t.stem)
+    if not found:
+        return {}, None
+    # Longest first: "Claude Code" is one mention, not "Claude" and a stray "Code";
+    # within one line, as a wikilink cannot hold a line break.
+    words = sorted(found, key=lambda k: (-len(k), k))
     alternatives = "|".join(r"[ \t]+".join(map(re.escape, k.split())) for k in words)
     # A hyphen joins words: "research-beads" holds no mention of Beads.
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+    pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+    return {k: tuple(v) for k, v in found.items()}, pattern
 
 
 def _prose(text: str) -> str:

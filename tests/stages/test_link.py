@@ -44,10 +44,11 @@ def test_a_second_night_with_nothing_new_links_nothing_and_commits_nothing(
     write(vault, "Beads", "Beads tracks issues.")
     write(vault, "Claude Code", "Claude Code uses Beads.")
     night(vault, ledger, "r1")
+    night(vault, ledger, "r2")  # the article LINK wrote is looked at once more
     head = subprocess.run(
         ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
     ).stdout
-    done, skipped = night(vault, ledger, "r2")
+    done, skipped = night(vault, ledger, "r3")
     assert (done, skipped) == (0, 2)
     after = subprocess.run(
         ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
