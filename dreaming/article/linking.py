@@ -12,8 +12,9 @@ linked again, and a block linked once is its own result the second time.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from dreaming.article.fences import code_flags, line_content, mask_code
@@ -23,6 +24,13 @@ from dreaming.article.titles import heading_key, title_for_stem
 _MARKDOWN_LINK = re.compile(r"!?\[[^\[\]\r\n]*\]\([^()\r\n]*\)")
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
 _WORD = re.compile(r"\w")
+# A word of prose: a run of anything but space; what may stand around it (opening
+# quotes and brackets, closing punctuation, a possessive) is no part of it. A hyphen
+# joins words: "research-beads" is one word, holding no mention of Beads.
+_TOKEN = re.compile(r"[^\s\0]+")
+_OPENING = "\"'([{*_"
+_CLOSING = ".,;:!?\"')]}*_"
+_SPACES = re.compile(r"[ \t]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,25 +45,63 @@ def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> 
     """`text` with the first mention of each target it does not link yet wrapped as a
     wikilink; the article `own` (its stem) is never linked from itself, and a mention
     of its own name is no mention of a shorter one inside it."""
-    names, pattern = _prepared(tuple(targets))
-    if pattern is None:
+    names, longest = _prepared(tuple(targets))
+    if not names:
         return text
-    masked = _prose(text)
     linked = {heading_key(link.target) for link in wikilinks(text)}
     own_key = heading_key(own)
     out: list[str] = []
     pos = 0
-    for m in pattern.finditer(masked):
-        stems = names.get(heading_key(m.group()), ())
+    for start, end, key in _mentions(_prose(text), names, longest):
+        stems = names[key]
         # Matched and left alone: the article's own name, and a name two articles share.
         if len(stems) != 1 or heading_key(stems[0]) in (own_key, *linked):
             continue
         stem = stems[0]
         linked.add(heading_key(stem))
-        out += [text[pos : m.start()], wikilink(stem, text[m.start() : m.end()])]
-        pos = m.end()
+        out += [text[pos:start], wikilink(stem, text[start:end])]
+        pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def _word(m: re.Match[str]) -> tuple[int, int, str] | None:
+    """(start, end, text) of the word in a run of prose, its surroundings left out."""
+    start = m.start()
+    text = m.group()
+    lead = len(text) - len(text.lstrip(_OPENING))
+    text = text[lead:].rstrip(_CLOSING)
+    for possessive in ("'s", "\u2019s"):
+        if text.endswith(possessive) and len(text) > len(possessive):
+            text = text[: -len(possessive)].rstrip(_CLOSING)
+    if not text:
+        return None
+    return start + lead, start + lead + len(text), text
+
+
+def _mentions(
+    prose: str, names: dict[str, tuple[str, ...]], longest: int
+) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name key) of each mention in `prose`, left to right, the longest
+    name at each place first: its words looked up, at most `longest` at a time, never
+    across a line end or anything blotted out."""
+    words = [w for w in (_word(m) for m in _TOKEN.finditer(prose)) if w is not None]
+    i = 0
+    while i < len(words):
+        found = None
+        for n in range(min(longest, len(words) - i), 0, -1):
+            run = words[i : i + n]
+            if any(not _SPACES.fullmatch(prose[a[1] : b[0]]) for a, b in itertools.pairwise(run)):
+                continue
+            key = " ".join(w for _, _, w in run).casefold().replace("_", " ")
+            if key in names:
+                found = (run[0][0], run[-1][1], key, n)
+                break
+        if found is None:
+            i += 1
+            continue
+        yield found[0], found[1], found[2]
+        i += found[3]
 
 
 UNLINKED = ("references", "see also")
@@ -109,10 +155,8 @@ def wikilink(stem: str, surface: str) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _prepared(
-    targets: tuple[Target, ...],
-) -> tuple[dict[str, tuple[str, ...]], re.Pattern[str] | None]:
-    """Every name's key → the stems that answer to it, and one pattern finding them all:
+def _prepared(targets: tuple[Target, ...]) -> tuple[dict[str, tuple[str, ...]], int]:
+    """Every name's key → the stems that answer to it, and the most words a name has:
     made once for a night's articles, not once an article."""
     found: dict[str, list[str]] = {}
     for t in targets:
@@ -120,15 +164,8 @@ def _prepared(
             key = heading_key(name)
             if key and _WORD.search(key) and t.stem not in found.get(key, ()):
                 found.setdefault(key, []).append(t.stem)
-    if not found:
-        return {}, None
-    # Longest first: "Claude Code" is one mention, not "Claude" and a stray "Code";
-    # within one line, as a wikilink cannot hold a line break.
-    words = sorted(found, key=lambda k: (-len(k), k))
-    alternatives = "|".join(r"[ \t]+".join(map(re.escape, k.split())) for k in words)
-    # A hyphen joins words: "research-beads" holds no mention of Beads.
-    pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
-    return {k: tuple(v) for k, v in found.items()}, pattern
+    longest = max((len(k.split()) for k in found), default=0)
+    return {k: tuple(v) for k, v in found.items()}, longest
 
 
 def _prose(text: str) -> str:
