@@ -8,7 +8,6 @@ only reading and parsing them; then one touched article.
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import tempfile
 import time
@@ -17,23 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.machine import cpu  # noqa: E402
 from bench.wiki_gen import generate  # noqa: E402
 from dreaming.article import parse  # noqa: E402
 from dreaming.article.linking import link_article  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.link import _articles, _target  # noqa: E402
-
-
-def cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                flags = Path("/proc/cpuinfo").read_text()
-                simd = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
-                return f"{line.split(':', 1)[1].strip()} ({simd})"
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main() -> int:
