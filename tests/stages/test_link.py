@@ -80,3 +80,20 @@ def test_a_new_article_links_its_name_in_the_articles_already_there(
     night(vault, ledger, "r2")
     text = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
     assert "Claude Code uses [[Beads]]." in text
+
+
+def test_a_person_s_edit_made_while_link_runs_wins(vault: Vault, ledger: Ledger) -> None:
+    write(vault, "Beads", "Beads tracks issues.")
+    write(vault, "Claude Code", "Claude Code uses Beads.")
+    ctx = stage_context(vault, ledger, None, run_id="r1", now=NOW, write=True)
+    stage = LinkStage()
+    unit = next(u for u in stage.units(ctx) if u.key == "Claude_Code")
+    path = vault.articles / "Claude_Code.md"
+    mine = path.read_text(encoding="utf-8").replace("uses Beads.", "uses Beads daily.")
+    path.write_text(mine, encoding="utf-8")
+    result = stage.run(ctx, unit)
+    assert path.read_text(encoding="utf-8") in (
+        mine,
+        mine.replace("Beads daily", "[[Beads]] daily"),
+    )
+    assert result.status in ("done", "rejected")
