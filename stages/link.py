@@ -19,7 +19,7 @@ from dreaming.article.titles import title_for_stem
 from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.vault import Vault, checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
-from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
 from stages.runner.write import Edit, resolve
 
 VERSION = "1"
@@ -69,11 +69,9 @@ class LinkStage:
             return UnitResult("done")
         touched = tuple(LEAD if heading == "" else heading for heading in changed)
         edit = Edit(unit.key, linked, checksum(before), touched, stage="link", unit=unit.key)
-        outcome = ctx.writer.write(edit)
-        if outcome.status in ("noop_rejected", "noop_conflict"):
-            return UnitResult("rejected", outcome.detail)
-        if outcome.status not in ("written", "unchanged"):
-            return UnitResult("failed", outcome.detail or outcome.status)
+        refused = unwritten(ctx.writer.write(edit))
+        if refused is not None:
+            return refused
         return UnitResult("done", f"{len(changed)} sections linked")
 
     def _names(self, ctx: StageContext) -> Sequence[Target]:

@@ -18,7 +18,7 @@ from dreaming.ledger import Ledger
 from dreaming.model import TextModel
 from dreaming.policy.pages import Policy
 from dreaming.vault import Vault
-from stages.runner.write import Writer
+from stages.runner.write import Outcome, Writer
 
 StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize", "link"]
 """The stages, in the order a night runs them (INGEST runs before them)."""
@@ -49,6 +49,17 @@ class UnitResult:
     its writes hold): the runner applies them after committing the unit's writes, in
     the transaction that records the unit, so a run killed in between never leaves the
     ledger claiming what history lacks, nor a unit half stored."""
+
+
+def unwritten(outcome: Outcome) -> UnitResult | None:
+    """What a unit whose edit the write door did not take comes to (the gate or a
+    person's edit refused it: rejected, retried; anything else: failed), or None when
+    the edit stands written."""
+    if outcome.status in ("noop_rejected", "noop_conflict"):
+        return UnitResult("rejected", outcome.detail)
+    if outcome.status not in ("written", "unchanged"):
+        return UnitResult("failed", outcome.detail or outcome.status)
+    return None
 
 
 @dataclass

@@ -28,7 +28,7 @@ from dreaming.vault import checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from stages.prompts import create as create_prompt
 from stages.prompts import update as update_prompt
-from stages.runner.contract import StageContext, StageName, Unit, UnitResult
+from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
 from stages.runner.write import Edit, resolve
 from stages.synthesize import update
 from stages.synthesize.create import Created, create
@@ -96,11 +96,9 @@ class SynthesizeStage:
         if isinstance(result, UnitResult):
             return result
         edit, wove, note = result
-        outcome = ctx.writer.write(edit)
-        if outcome.status in ("noop_rejected", "noop_conflict"):
-            return UnitResult("rejected", outcome.detail)
-        if outcome.status not in ("written", "unchanged"):
-            return UnitResult("failed", outcome.detail or outcome.status)
+        refused = unwritten(ctx.writer.write(edit))
+        if refused is not None:
+            return refused
 
         def settle() -> None:
             woven.record(ctx.ledger, stem, wove, ctx.run_id, ctx.now())
