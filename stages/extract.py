@@ -103,7 +103,10 @@ class ExtractStage:
             )
         messages = _messages(ctx, chunk)
         title = conversations.title(ctx.ledger, chunk.conv_id)
-        candidates = propose(full_text(messages), self._alias_index(ctx), title=title)
+        person = full_text([m for m in messages if m.role == "user"])
+        candidates = propose(
+            full_text(messages), self._alias_index(ctx), title=title, person=person
+        )
         text = chunk_text(messages)
         try:
             # No candidate, no question: the model is not even loaded.

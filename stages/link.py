@@ -1,9 +1,10 @@
 """LINK: in every article, the first mention of each other article in a section's prose
-becomes a wikilink. Code only: no model call, the words never change.
+becomes a wikilink, and the articles citing the same conversations are listed under
+`## See also`. Code only: no model call, the words never change.
 
-One unit an article, a person's included; its input is its own bytes and the names
-of every article, so a night that adds or renames an article links everything again
-and a night that changes nothing links nothing. Every change goes through the write
+One unit an article, a person's included; its input is its own bytes, the names of
+every article and its neighbours, so a night that adds or renames an article links
+everything again and a night that changes nothing links nothing. Every change goes through the write
 door (the person's edit since our read wins).
 """
 
@@ -11,10 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from dreaming.article import LEAD, parse
+from dreaming.article.document import SEE_ALSO, Article
 from dreaming.article.linking import Target, link_article
-from dreaming.article.queries import is_redirect
+from dreaming.article.queries import footnote_defs, is_redirect
+from dreaming.article.see_also import neighbours, with_see_also
 from dreaming.article.titles import title_for_stem
 from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.vault import Vault, checksum
@@ -22,7 +26,7 @@ from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
 from stages.runner.write import Edit, resolve
 
-VERSION = "1"
+VERSION = "2"
 """Part of every unit's input: a changed rule links every article again."""
 
 
@@ -31,21 +35,22 @@ class LinkStage:
     policy: tuple[str, ...] = ()
 
     def __init__(self) -> None:
-        self._targets: tuple[str, list[Target]] = ("", [])
-        """The run whose units were listed, and the articles' names then."""
+        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], {}))
+        """The run whose units were listed, and the articles' names and neighbours then."""
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         texts = _articles(ctx.vault)
-        targets = [t for t in (_target(stem, text) for stem, text in texts.items()) if t]
-        self._targets = (ctx.run_id, targets)
+        wiki = _wiki(texts)
+        self._wiki = (ctx.run_id, wiki)
         names = hashlib.sha256(
-            "\x00".join(f"{t.stem}\x01{'|'.join(t.names)}" for t in targets).encode("utf-8")
+            "\x00".join(f"{t.stem}\x01{'|'.join(t.names)}" for t in wiki.targets).encode("utf-8")
         ).hexdigest()
         for stem, text in texts.items():
             # Keyed on the text as it is: listing stays a read and a hash an article (a
             # night with nothing new must stay cheap); an article LINK wrote is linked
             # once more the next night, and that finds nothing to change.
-            digest = hashlib.sha256(f"{VERSION}\x00{names}\x00{checksum(text)}".encode())
+            near = "|".join(wiki.near.get(stem, ()))
+            digest = hashlib.sha256(f"{VERSION}\x00{names}\x00{near}\x00{checksum(text)}".encode())
             yield Unit(stem, digest.hexdigest(), f"link {title_for_stem(stem)}")
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
@@ -64,21 +69,43 @@ class LinkStage:
             return UnitResult("failed", f"articles/{unit.key}.md is not UTF-8 text")
         if is_redirect(parse(text)):
             return UnitResult("done")
-        linked, changed = link_article(text, self._names(ctx), unit.key)
-        if not changed:
+        wiki = self._current(ctx)
+        linked, changed = link_article(text, wiki.targets, unit.key)
+        listed = with_see_also(linked, wiki.near.get(unit.key, ()))
+        touched = [LEAD if heading == "" else heading for heading in changed]
+        if listed != linked:
+            touched.append(SEE_ALSO)
+        if not touched:
             return UnitResult("done")
-        touched = tuple(LEAD if heading == "" else heading for heading in changed)
-        edit = Edit(unit.key, linked, checksum(before), touched, stage="link", unit=unit.key)
+        edit = Edit(unit.key, listed, checksum(before), tuple(touched), stage="link", unit=unit.key)
         refused = unwritten(ctx.writer.write(edit))
         if refused is not None:
             return refused
-        return UnitResult("done", f"{len(changed)} sections linked")
+        return UnitResult("done", _said(len(changed), listed != linked))
 
-    def _names(self, ctx: StageContext) -> Sequence[Target]:
-        run_id, targets = self._targets
-        if run_id == ctx.run_id:
-            return targets
-        return [t for t in (_target(s, x) for s, x in _articles(ctx.vault).items()) if t]
+    def _current(self, ctx: StageContext) -> _Wiki:
+        run_id, wiki = self._wiki
+        return wiki if run_id == ctx.run_id else _wiki(_articles(ctx.vault))
+
+
+class _Wiki(NamedTuple):
+    targets: Sequence[Target]
+    """Every article's names."""
+    near: dict[str, tuple[str, ...]]
+    """Each article's neighbours by the conversations they share."""
+
+
+def _wiki(texts: dict[str, str]) -> _Wiki:
+    parsed = {stem: parse(text) for stem, text in texts.items()}
+    kept = {stem: a for stem, a in parsed.items() if not is_redirect(a)}
+    targets = [_target(stem, a) for stem, a in kept.items()]
+    cites = {stem: frozenset(f.hash for f in footnote_defs(a)) for stem, a in kept.items()}
+    return _Wiki(targets, neighbours(cites))
+
+
+def _said(sections: int, listed: bool) -> str:
+    parts = [f"{sections} sections linked"] if sections else []
+    return ", ".join([*parts, "See also added"] if listed else parts)
 
 
 def _articles(vault: Vault) -> dict[str, str]:
@@ -98,12 +125,8 @@ def _articles(vault: Vault) -> dict[str, str]:
     return out
 
 
-def _target(stem: str, text: str) -> Target | None:
-    """The names an article answers to (its title and infobox aliases); a redirect is
-    no target of its own."""
-    article = parse(text)
-    if is_redirect(article):
-        return None
+def _target(stem: str, article: Article) -> Target:
+    """The names an article answers to: its title and infobox aliases."""
     aliases = dict(article.infobox or ()).get("aliases", "")
     names = tuple(a.strip() for a in aliases.split(",") if a.strip())
     return Target(stem, (article.title or title_for_stem(stem), *names))

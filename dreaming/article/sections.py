@@ -63,6 +63,12 @@ def _locate(text: str, heading: str) -> _Span | None:
     return _Span(start, body_start, content_end, offsets[stop], level)
 
 
+def section_start(text: str, heading: str) -> int | None:
+    """Where a `##` section's heading line starts in `text`; None if it has none."""
+    span = _locate(text, heading)
+    return None if span is None else span.start
+
+
 def extract_section(text: str, heading: str) -> str | None:
     """A section's text, heading line included (the lead for LEAD); None if absent."""
     if heading_key(heading) == LEAD:

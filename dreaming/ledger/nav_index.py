@@ -9,6 +9,7 @@ without re-indexing the ones that link to it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -397,3 +398,18 @@ def name_keys_of(ledger: Ledger, stems: Sequence[str]) -> list[str]:
         k
         for (k,) in ledger.each_in("SELECT name_key FROM nav_names WHERE stem IN ({marks})", stems)
     ]
+
+
+def citing(ledger: Ledger, hash8s: Sequence[str]) -> dict[str, int]:
+    """Each article citing any of these conversations → how many of them it cites."""
+    if not hash8s:
+        return {}
+    return {
+        str(stem): int(n)
+        for stem, n in ledger.db.execute(
+            "SELECT f.stem, COUNT(DISTINCT j.value) FROM json_each(?) j "
+            "JOIN nav_footnotes f ON instr(f.line, '`conv:' || j.value || '`') > 0 "
+            "GROUP BY f.stem",
+            (json.dumps(list(hash8s)),),
+        )
+    }

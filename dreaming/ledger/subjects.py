@@ -226,3 +226,56 @@ def named(ledger: Ledger, names: Iterable[str]) -> dict[str, Subject]:
             (json.dumps(sorted(set(names))),),
         )
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Talked:
+    """A conversation that named a subject: id, hash8, title, when it started."""
+
+    conv_id: str
+    hash8: str
+    title: str | None
+    created_at: str | None
+
+
+def talked_about(ledger: Ledger, name: str) -> list[Talked]:
+    """The conversations whose chunks named the subject `name`, oldest first."""
+    return [
+        Talked(*row)
+        for row in ledger.db.execute(
+            "SELECT DISTINCT v.id, v.hash8, v.title, v.created_at FROM chunk_subjects s "
+            "JOIN chunks c ON c.id = s.chunk_id JOIN conversations v ON v.id = c.conv_id "
+            "WHERE s.subject = ? ORDER BY coalesce(v.created_at, ''), v.id",
+            (name,),
+        )
+    ]
+
+
+def folded_into(ledger: Ledger, name: str) -> str | None:
+    """The article stem the subject `name` was folded or filed into, if any."""
+    row = ledger.db.execute(
+        "SELECT target_stem FROM subject_redirects WHERE subject = ? "
+        "UNION ALL SELECT article_stem FROM subjects WHERE name = ? AND status = 'article' "
+        "AND article_stem IS NOT NULL",
+        (name, name),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def without_article_matching(ledger: Ledger, words: Sequence[str], limit: int) -> list[Subject]:
+    """Subjects with no article of their own whose name holds every one of `words`
+    (canonical, lower case), most talked about first."""
+    if not words:
+        return []
+    like = " AND ".join("instr(s.name, ?) > 0" for _ in words)
+    return [
+        Subject(*row[:5])
+        for row in ledger.db.execute(
+            "SELECT s.name, s.display, s.status, s.article_stem, s.first_seen, "
+            "(SELECT COUNT(*) FROM chunk_subjects m WHERE m.subject = s.name) AS n "
+            f"FROM subjects s WHERE s.status != 'article' AND {like} "
+            "AND EXISTS (SELECT 1 FROM chunk_subjects m WHERE m.subject = s.name) "
+            "ORDER BY n DESC, s.name LIMIT ?",
+            (*words, limit),
+        )
+    ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Entry
+from dreaming.query import discussed
 from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short
 from dreaming.subjects.names import canonical
 
@@ -130,6 +131,10 @@ def resolve(ledger: Ledger, name: str) -> Result:
             lines.append(f"… and {len(found.stems) - len(shown)} more")
         data: dict[str, object] = {"name": asked, "stem": None, "candidates": shown}
         return result("resolve", "\n".join([head, *lines]), data)
+    if len(name) <= MAX_NAME_CHARS and "\0" not in name:
+        said = discussed.resolve(ledger, name)
+        if said is not None:
+            return said
     return unknown(ledger, name, "resolve")
 
 

@@ -11,6 +11,7 @@ import re
 
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Hit
+from dreaming.query import discussed
 from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short, wire
 
 MAX_WORDS = 24
@@ -35,9 +36,16 @@ def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
 def search(ledger: Ledger, text: str, *, limit: int) -> Result:
     found = hits(ledger, text, limit)
     asked = quoted(short(text))
+    names = discussed.matching(ledger, text)
+    also = (
+        [f"Named in conversations, no article: {'; '.join(short(n, 60) for n in names)}"]
+        if names
+        else []
+    )
     if not found:
         why = "no article matches" if match_expression(text) else "it holds no words"
-        return result("search", f"Search {asked}: {why}.", {"query": short(text), "hits": []})
+        data: dict[str, object] = {"query": short(text), "hits": [], "captured": names}
+        return result("search", "\n".join([f"Search {asked}: {why}.", *also]), data)
     header = f"Search {asked}: best first (read one with section STEM HEADING)"
     rows = (
         (
@@ -46,11 +54,14 @@ def search(ledger: Ledger, text: str, *, limit: int) -> Result:
         )
         for h in found
     )
-    lines, shown = fitting(rows, BUDGET * 3 // 4 - wire(header))
+    lines, shown = fitting(rows, BUDGET * 3 // 4 - wire(header) - wire("\n".join(also)))
     if len(shown) < len(found):
         lines.append(f"… {len(found) - len(shown)} more hits cut to fit; narrow the search")
-    data = {"query": short(text), "hits": shown}
-    return result("search", "\n".join([header, *lines]), data)
+    return result(
+        "search",
+        "\n".join([header, *lines, *also]),
+        {"query": short(text), "hits": shown, "captured": names},
+    )
 
 
 def _snippet(hit: Hit) -> str:

@@ -79,6 +79,12 @@ class VaultRepo:
             git.Git(Path(root)).init("-q", "--initial-branch=main")
         return cls(root)
 
+    def close(self) -> None:
+        """Stop the `git cat-file` helpers reading objects started; the repository can
+        still be used (they start again). A helper left to the garbage collector may
+        outlive the interpreter's teardown and be reported as a leaked process."""
+        self.repo.close()
+
     @property
     def git_dir(self) -> Path:
         return Path(self.repo.git_dir)

@@ -337,6 +337,7 @@ def _finish(
     if report.did_anything:
         sha = _write_report(app.vault, writer, report)
     runs.finish(ledger, run_id, status, report.finished_at, report.summary(), sha)
+    writer.close()
 
 
 def _write_report(vault: Vault, writer: Writer, report: NightReport) -> str | None:

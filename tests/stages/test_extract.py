@@ -116,6 +116,31 @@ def test_the_main_subject_is_the_first_yes_only_when_the_model_says_so(
     ]
 
 
+def test_a_name_the_assistant_wrote_in_passing_is_never_asked_about(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    passing = GoldChunk(
+        "gizmo",
+        (
+            ("user", "Why does my Gizmo overheat?"),
+            ("assistant", "Key Findings: the Gizmo fan is clogged. Clean the Gizmo fan."),
+        ),
+        frozenset({"Gizmo"}),
+    )
+    chunk_id = seed(ledger, passing)
+    text = chunk_text([conversations.StoredMessage(r, t, None) for r, t in passing.messages])  # type: ignore[arg-type]
+    # Scripted for Gizmo alone: a question about "Key Findings" would fail the unit.
+    model = scripted_model(
+        [
+            Answer("extract", prompt.about(text, "Gizmo"), "yes", prompt.SYSTEM),
+            Answer("extract", prompt.main(text, "Gizmo"), "yes", prompt.SYSTEM),
+        ]
+    )
+    ctx = context(vault, ledger, model)
+    assert run_unit(ExtractStage(), ctx, only_unit(ctx)).status == "done"
+    assert [m.subject for m in subjects.mentions_in(ledger, chunk_id)] == ["gizmo"]
+
+
 def test_all_no_is_a_done_unit_with_no_subject(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:

@@ -94,3 +94,37 @@ def test_a_person_s_edit_made_while_link_runs_wins(vault: Vault, ledger: Ledger)
     # LINK reads the article when it runs its unit: the person's words are what it links.
     assert stage.run(ctx, unit).status == "done"
     assert "Claude Code uses [[Beads]] daily." in path.read_text(encoding="utf-8")
+
+
+def cited(vault: Vault, title: str, conv: str, lead: str) -> None:
+    refs = f"[^1]: `conv:{conv}` (2026-03-01, claude-code) — a talk"
+    text = build(
+        title,
+        lead=f"{lead}[^1]",
+        sections=[("References", refs)],
+        infobox={"kind": "thing"},
+    )
+    (vault.articles / f"{title.replace(' ', '_')}.md").write_text(text, encoding="utf-8")
+
+
+def test_articles_drawn_from_one_conversation_list_each_other_under_see_also(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Dolt", "aaaa1111", "Dolt versions tables.")
+    cited(vault, "Steve Yegge", "aaaa1111", "Steve Yegge wrote a proposal.")
+    cited(vault, "Rye", "bbbb2222", "Rye ferments fast.")
+    night(vault, ledger)
+    dolt = (vault.articles / "Dolt.md").read_text(encoding="utf-8")
+    assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n\n## References" in dolt
+    assert "- [[Dolt]]" in (vault.articles / "Steve_Yegge.md").read_text(encoding="utf-8")
+    assert "See also" not in (vault.articles / "Rye.md").read_text(encoding="utf-8")
+
+
+def test_a_linked_and_listed_vault_is_a_no_op_the_next_night(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Dolt", "aaaa1111", "Dolt stores what Steve Yegge proposed.")
+    cited(vault, "Steve Yegge", "aaaa1111", "Steve Yegge proposed Dolt.")
+    night(vault, ledger, "r1")
+    night(vault, ledger, "r2")
+    texts = {p.name: p.read_bytes() for p in vault.articles.glob("*.md")}
+    assert night(vault, ledger, "r3") == (0, 2)
+    assert {p.name: p.read_bytes() for p in vault.articles.glob("*.md")} == texts

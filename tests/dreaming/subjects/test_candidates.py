@@ -70,6 +70,31 @@ def test_a_file_named_in_passing_is_not_a_candidate() -> None:
     assert "settings toml" not in keys("I edited settings.toml and it worked.")
 
 
+def test_two_names_joined_by_and_are_two_candidates_not_one() -> None:
+    found = keys("We compared Thing Alpha and Gizmo Beta all week.")
+    assert {"thing alpha", "gizmo beta"} <= set(found)
+    assert "thing alpha and gizmo beta" not in found
+
+
+ASSISTANT_ONCE = "Here are the Key Findings about Gizmo and Gizmo and Gizmo."
+
+
+def proposed_with(person: str) -> list[str]:
+    return [c.key for c in propose(ASSISTANT_ONCE, NO_INDEX, 50, person=person)]
+
+
+def test_a_name_the_assistant_wrote_in_passing_and_the_person_never_did_is_no_candidate() -> None:
+    assert "key findings" not in proposed_with(person="Tell me about this.")
+
+
+def test_a_name_the_person_wrote_is_a_candidate_however_rarely_it_occurs() -> None:
+    assert "key findings" in proposed_with(person="What are the key findings?")
+
+
+def test_a_name_the_assistant_keeps_returning_to_is_a_candidate() -> None:
+    assert "gizmo" in proposed_with(person="Tell me about this.")
+
+
 def test_the_agents_own_tools_named_in_prose_are_not_candidates() -> None:
     assert keys("I will use TodoWrite, then ExitPlanMode, then SendMessage to the Agent.") == []
 

@@ -21,6 +21,7 @@ from dreaming.article import parse
 from dreaming.checks.audit import audit
 from dreaming.config import Settings
 from dreaming.ledger import Ledger
+from dreaming.query import Reader
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
 from stages.jobs.ingest import ingest
@@ -53,7 +54,7 @@ def test_the_night_writes_articles_about_the_things_discussed(
 ) -> None:
     root, _ = night
     stems = {p.stem for p in (root / "articles").glob("*.md")}
-    assert {"Haiku", "angle_brackets"} <= stems
+    assert {"Claude_Code", "angle_brackets"} <= stems
 
 
 def test_the_vault_is_audit_clean(night: tuple[Path, NightReport]) -> None:
@@ -68,7 +69,7 @@ def test_every_section_cites_the_conversation_it_came_from(
     night: tuple[Path, NightReport],
 ) -> None:
     root, _ = night
-    text = article(root, "Haiku")
+    text = article(root, "Claude")
     assert "`conv:256ba646`" in text
     body = [s for s in parse(text).sections if s.heading != "References"]
     assert body
@@ -91,6 +92,17 @@ def test_no_lead_says_what_a_subject_is_with_words_said_of_another(
     # excerpt says "pattern orchestration" of Haiku subagents, never of Claude.
     root, _ = night
     assert "a tool for pattern orchestration" not in article(root, "Claude")
+
+
+def test_a_name_discussed_without_an_article_of_its_own_resolves_to_where_it_was_said(
+    night: tuple[Path, NightReport],
+) -> None:
+    root, _ = night
+    vault = Vault.open(root)
+    with Ledger(vault.ledger_path) as ledger:
+        answer = Reader(vault, ledger).resolve("Haiku")
+    assert "conv:256ba646" in answer.text
+    assert answer.data["stem"] == "Claude"  # the one article citing that conversation
 
 
 def test_a_name_generic_in_any_wiki_is_no_article(night: tuple[Path, NightReport]) -> None:

@@ -1,0 +1,75 @@
+"""`## See also` from co-occurrence: the articles that cite the same conversations as
+this one, a few, best first. Pure functions.
+
+Two articles drawn from one conversation are about things that person discussed
+together; that is the relation a reader's "see also" means, and the only one code
+can know without a model. Items are only ever added: one a person wrote stays where
+they wrote it, and an article's See also never shrinks because a neighbour moved.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from dreaming.article.document import NOTES, REFERENCES, SEE_ALSO, parse
+from dreaming.article.fences import detect_eol
+from dreaming.article.linking import wikilink
+from dreaming.article.queries import see_also
+from dreaming.article.sections import extract_section, replace_section, section_start
+from dreaming.article.titles import heading_key, title_for_stem
+
+CAP = 5
+"""At most this many neighbours an article: a See also longer than a screen is a list
+nobody reads, and the best-shared come first."""
+
+
+def neighbours(cites: Mapping[str, frozenset[str]], cap: int = CAP) -> dict[str, tuple[str, ...]]:
+    """Each article (stem → the conversations it cites) → the `cap` articles sharing
+    most conversations with it, most first, then by stem: the same input, the same
+    order, whatever order the mapping came in."""
+    by_conv: dict[str, list[str]] = {}
+    for stem, convs in cites.items():
+        for conv in convs:
+            by_conv.setdefault(conv, []).append(stem)
+    out: dict[str, tuple[str, ...]] = {}
+    for stem, convs in cites.items():
+        shared: Counter[str] = Counter()
+        for conv in convs:
+            shared.update(other for other in by_conv[conv] if other != stem)
+        ranked = sorted(shared, key=lambda other: (-shared[other], heading_key(other), other))
+        out[stem] = tuple(ranked[:cap])
+    return out
+
+
+def with_see_also(text: str, stems: Sequence[str]) -> str:
+    """`text` with a See also item for each of `stems` it does not list yet, after the
+    items already there (a new section goes before Notes and References); every other
+    byte as it was. Nothing to add, `text` itself."""
+    listed = {heading_key(t) for t in see_also(parse(text))}
+    missing = [s for s in stems if heading_key(s) not in listed]
+    if not missing:
+        return text
+    eol = detect_eol(text)
+    items = eol.join(f"- {wikilink(s, title_for_stem(s))}" for s in missing)
+    out = _added(text, items, eol)
+    # A fence left open swallows whatever follows it: such an article gets no See also
+    # until NORMALIZE has closed it, rather than a list that reads as code.
+    return (
+        out
+        if {heading_key(t) for t in see_also(parse(out))} >= {heading_key(s) for s in missing}
+        else text
+    )
+
+
+def _added(text: str, items: str, eol: str) -> str:
+    old = extract_section(text, SEE_ALSO)
+    if old is not None:
+        return replace_section(text, SEE_ALSO, f"{old.rstrip()}{eol}{items}")
+    section = f"## {SEE_ALSO}{eol}{eol}{items}{eol}"
+    tails = [at for name in (NOTES, REFERENCES) if (at := section_start(text, name)) is not None]
+    if tails:
+        at = min(tails)
+        return f"{text[:at]}{section}{eol}{text[at:]}"
+    body = text.rstrip("\r\n")
+    return f"{body}{eol}{eol}{section}"
