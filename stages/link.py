@@ -17,7 +17,7 @@ from typing import NamedTuple
 from dreaming.article import LEAD, parse
 from dreaming.article.document import SEE_ALSO, Article
 from dreaming.article.linking import Target, link_article
-from dreaming.article.queries import footnote_defs, is_redirect
+from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.see_also import neighbours, with_see_also
 from dreaming.article.titles import title_for_stem
 from dreaming.errors import RefusedFileError, UnsafePathError
@@ -127,6 +127,4 @@ def _articles(vault: Vault) -> dict[str, str]:
 
 def _target(stem: str, article: Article) -> Target:
     """The names an article answers to: its title and infobox aliases."""
-    aliases = dict(article.infobox or ()).get("aliases", "")
-    names = tuple(a.strip() for a in aliases.split(",") if a.strip())
-    return Target(stem, (article.title or title_for_stem(stem), *names))
+    return Target(stem, (article.title or title_for_stem(stem), *aliases(article)))

@@ -96,6 +96,12 @@ def article_wikilinks(article: Article) -> list[WikiLink]:
     return [link for p in [*parts, *blocks(article)] for link in wikilinks(p)]
 
 
+def aliases(article: Article) -> list[str]:
+    """The infobox's `aliases`, comma-separated, each stripped; empty ones left out."""
+    listed = dict(article.infobox or ()).get("aliases", "")
+    return [a.strip() for a in listed.split(",") if a.strip()]
+
+
 def categories(article: Article) -> list[str]:
     names = (category_name(link) for b in blocks(article) for link in wikilinks(b))
     return list(dict.fromkeys(n for n in names if n))

@@ -18,6 +18,7 @@ from dreaming.article.document import REFERENCES, Article, infobox_malformed, pa
 from dreaming.article.fences import fence_blocks, split_lines
 from dreaming.article.markup import Footnote, category_name, markers, parse_footnote
 from dreaming.article.queries import (
+    aliases,
     article_definitions,
     article_wikilinks,
     footnote_balance,
@@ -198,8 +199,7 @@ def _names(read: Iterable[_Read]) -> set[str]:
     names: set[str] = set()
     for r in read:
         names.add(heading_key(r.stem))
-        box = dict(r.article.infobox or ())
-        names |= {heading_key(a) for a in box.get("aliases", "").split(",") if a.strip()}
+        names |= {heading_key(a) for a in aliases(r.article)}
     return names
 
 

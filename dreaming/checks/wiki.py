@@ -26,11 +26,21 @@ from typing import Any
 from dreaming.article import parse, title_for_stem
 from dreaming.article.claims import keep_supported
 from dreaming.article.document import tail_rank
-from dreaming.article.markup import markers
-from dreaming.article.queries import footnote_defs, is_redirect, is_stub
+from dreaming.article.markup import category_name, markers
+from dreaming.article.queries import (
+    aliases,
+    article_wikilinks,
+    categories,
+    footnote_defs,
+    is_redirect,
+    is_stub,
+    redirect_target,
+    see_also,
+)
 from dreaming.article.words import sentences
 from dreaming.checks.audit import audit
 from dreaming.checks.gold import Gold, names_key
+from dreaming.checks.shape import Page, shape, shape_text
 from dreaming.errors import RefusedFileError
 from dreaming.ledger import Ledger, chunks, conversations, model_calls, subjects
 from dreaming.vault import Vault
@@ -52,6 +62,7 @@ class _Written:
     sentences: list[tuple[str, set[str]]]
     """(sentence, the conversations its markers cite) for each lead and body sentence."""
     stub: bool
+    page: Page
     supported: list[bool] = field(default_factory=list)
 
 
@@ -110,7 +121,8 @@ class Scorecard:
             f"articles a conversation), stubs {f['stubs']}\n"
             f"unsupported sentences {f['unsupported']}/{f['sentences']} "
             f"({100 * f['unsupported'] / max(1, f['sentences']):.1f} %), "
-            f"structural violations {f['violations']}"
+            f"structural violations {f['violations']}\n"
+            f"{shape_text(f['shape'])}"
         )
 
 
@@ -135,6 +147,7 @@ def scorecard(vault: Vault, ledger: Ledger, gold: Sequence[Gold] = ()) -> Scorec
         "calls_per_conversation": sum(u["calls"] for u in usage.values()) / max(1, convs),
         "seconds_per_conversation": sum(u["seconds"] for u in usage.values()) / max(1, convs),
         "stages": {k: {"calls": u["calls"], "seconds": u["seconds"]} for k, u in usage.items()},
+        "shape": shape({stem: a.page for stem, a in written.items()}, _talk_pages(vault)),
     }
     card = Scorecard(free)
     if gold:
@@ -175,6 +188,16 @@ def _articles(vault: Vault, ledger: Ledger) -> dict[str, _Written]:
             text="\n\n".join(blocks),
             sentences=[],
             stub=is_stub(article),
+            page=Page(
+                names=(path.stem, title, *aliases(article)),
+                links=tuple(
+                    link.target for link in article_wikilinks(article) if not category_name(link)
+                ),
+                see_also=len(see_also(article)),
+                categories=len(categories(article)),
+                convs=frozenset(f.hash for f in footnote_defs(article)),
+                redirect_to=redirect_target(article),
+            ),
         )
         by_excerpt: dict[str, list[str]] = {}
         for sentence, cited in _sentences(blocks):
@@ -189,6 +212,12 @@ def _articles(vault: Vault, ledger: Ledger) -> dict[str, _Written]:
             written.supported += [x not in dropped for x in said]
         out[path.stem] = written
     return out
+
+
+def _talk_pages(vault: Vault) -> int:
+    if not vault.talk.is_dir():
+        return 0
+    return sum(1 for p in vault.talk.glob("*.md") if p.name != "README.md")
 
 
 def _sentences(blocks: Sequence[str]) -> list[tuple[str, list[str]]]:

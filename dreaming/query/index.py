@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from dreaming.article.document import parse
-from dreaming.article.queries import article_definitions, redirect_target
+from dreaming.article.queries import aliases, article_definitions, redirect_target
 from dreaming.article.titles import MAX_STEM_BYTES, title_for_stem
 from dreaming.errors import LedgerError, RefusedFileError
 from dreaming.ledger import Ledger, nav_index
@@ -356,9 +356,8 @@ def _article(stem: str, stamp: Stamp, text: str) -> NavArticle:
     a.names.add((canonical(derived.title), derived.title, "title"))
     stem_title = title_for_stem(stem)
     a.names.add((canonical(stem_title), stem_title, "stem"))
-    box = dict(article.infobox or ())
-    for alias in (x.strip() for x in box.get("aliases", "").split(",")):
-        if alias and canonical(alias):
+    for alias in aliases(article):
+        if canonical(alias):
             a.names.add((canonical(alias), alias, "alias"))
     a.sections.append(NavSection(0, "", 0, article.lead))
     for i, s in enumerate(article.sections, start=1):

@@ -14,7 +14,7 @@ from pathlib import Path
 from dreaming.article.document import Article, parse, tail_rank
 from dreaming.article.fences import line_content, split_lines
 from dreaming.article.markup import MAIN_LINE, category_name, wikilinks
-from dreaming.article.queries import categories, redirect_target, see_also
+from dreaming.article.queries import aliases, categories, redirect_target, see_also
 from dreaming.article.titles import heading_key, nfc, title_for_stem
 from dreaming.errors import RefusedFileError
 from dreaming.ledger import Ledger, article_index
@@ -93,7 +93,7 @@ def index_article(
         )
     )
     names = {title, title_for_stem(stem)}
-    names.update(a.strip() for a in box.get("aliases", "").split(",") if a.strip())
+    names.update(aliases(article))
     rows.aliases.update((" ".join(nfc(n).casefold().split()), stem) for n in names)
     for position, (key, value) in enumerate(article.infobox or ()):
         rows.facts.append((stem, position, key, value))
