@@ -21,8 +21,8 @@ from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.see_also import neighbours, with_see_also
 from dreaming.article.titles import title_for_stem
 from dreaming.errors import RefusedFileError, UnsafePathError
-from dreaming.vault import Vault, checksum
-from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
+from dreaming.vault import checksum
+from dreaming.vault.files import MAX_PAGE_BYTES, read_articles, read_optional
 from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
 from stages.runner.write import Edit, resolve
 
@@ -39,7 +39,7 @@ class LinkStage:
         """The run whose units were listed, and the articles' names and neighbours then."""
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
-        texts = _articles(ctx.vault)
+        texts = read_articles(ctx.vault)
         wiki = _wiki(texts)
         self._wiki = (ctx.run_id, wiki)
         names = hashlib.sha256(
@@ -85,7 +85,7 @@ class LinkStage:
 
     def _current(self, ctx: StageContext) -> _Wiki:
         run_id, wiki = self._wiki
-        return wiki if run_id == ctx.run_id else _wiki(_articles(ctx.vault))
+        return wiki if run_id == ctx.run_id else _wiki(read_articles(ctx.vault))
 
 
 class _Wiki(NamedTuple):
@@ -106,23 +106,6 @@ def _wiki(texts: dict[str, str]) -> _Wiki:
 def _said(sections: int, listed: bool) -> str:
     parts = [f"{sections} sections linked"] if sections else []
     return ", ".join([*parts, "See also added"] if listed else parts)
-
-
-def _articles(vault: Vault) -> dict[str, str]:
-    """Every readable article's text by stem, in stem order; the audit reports the rest."""
-    out: dict[str, str] = {}
-    if not vault.articles.is_dir():
-        return out
-    for path in sorted(vault.articles.glob("*.md")):
-        if path.name.startswith("."):
-            continue
-        try:
-            data = read_optional(vault, path, cap=MAX_PAGE_BYTES, what="an article")
-            if data is not None:
-                out[path.stem] = data.decode("utf-8")
-        except (RefusedFileError, UnicodeDecodeError):
-            continue
-    return out
 
 
 def _target(stem: str, article: Article) -> Target:

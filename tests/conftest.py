@@ -101,15 +101,6 @@ def scripted_model(scripted_answers: Callable[[Iterable[Answer]], Path]) -> Scri
     return make
 
 
-@pytest.fixture(autouse=True)
-def _writers_closed() -> Iterator[None]:
-    """The git helpers of a test's writers stop with the test, not at interpreter exit
-    (where a still-running one is a ResourceWarning, an error under our filters)."""
-    yield
-    while support.OPEN_WRITERS:
-        support.OPEN_WRITERS.pop().close()
-
-
 @pytest.fixture(autouse=True, scope="session")
 def _models_released() -> Iterator[None]:
     """Models a test left loaded are closed before the interpreter tears down the

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from dreaming.model import TextModel
     from dreaming.vault import Vault
     from stages.runner.contract import Stage, StageContext, Unit, UnitResult
-    from stages.runner.write import Writer
 
 FAST_LANE = False
 """Set by `pytest --fast` (tests/conftest.py) before any test module is imported."""
@@ -133,10 +132,6 @@ class Counting:
             self.inner.unload()
 
 
-OPEN_WRITERS: list[Writer] = []
-"""Writers `stage_context` made, closed after each test (conftest)."""
-
-
 def stage_context(
     vault: Vault,
     ledger: Ledger,
@@ -160,9 +155,6 @@ def stage_context(
 
     if runs.get(ledger, run_id) is None:
         runs.put(ledger, runs.Run(run_id, "night", now, None, "running"))
-    writer = Writer(vault, ledger, OwnWrites(), run_id) if write else None
-    if writer is not None:
-        OPEN_WRITERS.append(writer)
     return StageContext(
         vault=vault,
         ledger=ledger,
@@ -171,7 +163,7 @@ def stage_context(
         run_id=run_id,
         model=(lambda: model) if model is not None else no_model,
         now=lambda: now,
-        writer=writer,
+        writer=Writer(vault, ledger, OwnWrites(), run_id) if write else None,
     )
 
 

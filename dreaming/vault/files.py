@@ -72,6 +72,24 @@ def read_optional(vault: Vault, path: Path, *, cap: int, what: str) -> bytes | N
         return None
 
 
+def read_articles(vault: Vault) -> dict[str, str]:
+    """Every readable article's text by stem, in stem order; one that is refused, gone
+    or not UTF-8 is left out (the audit names it)."""
+    out: dict[str, str] = {}
+    if not vault.articles.is_dir():
+        return out
+    for path in sorted(vault.articles.glob("*.md")):
+        if path.name.startswith("."):
+            continue
+        try:
+            data = read_optional(vault, path, cap=MAX_PAGE_BYTES, what="an article")
+            if data is not None:
+                out[path.stem] = data.decode("utf-8")
+        except (RefusedFileError, UnicodeDecodeError):
+            continue
+    return out
+
+
 def refusal(vault: Vault, path: Path) -> str | None:
     """Why `path` is no file `read_bytes` would read, from its `lstat` alone, without
     opening it; None for a regular file or none at all (a listing uses this)."""

@@ -79,12 +79,6 @@ class VaultRepo:
             git.Git(Path(root)).init("-q", "--initial-branch=main")
         return cls(root)
 
-    def close(self) -> None:
-        """Stop the `git cat-file` helpers reading objects started; the repository can
-        still be used (they start again). A helper left to the garbage collector may
-        outlive the interpreter's teardown and be reported as a leaked process."""
-        self.repo.close()
-
     @property
     def git_dir(self) -> Path:
         return Path(self.repo.git_dir)
@@ -177,35 +171,46 @@ class VaultRepo:
 
     def at_head(self, path: Path) -> bytes | None:
         """The bytes HEAD holds at `path`; None when it holds no file there."""
-        head = self._head()
-        if head is None:
+        entry = self._head_entry(path)
+        if entry is None or entry[0] != "blob":
             return None
-        try:
-            blob = self.repo.commit(head).tree / self._rel(path)
-        except KeyError:
-            return None
-        if blob.type != "blob":
-            return None
-        data: bytes = blob.data_stream.read()
+        data: bytes = self.repo.git.execute(
+            ["git", "cat-file", "blob", entry[1]],
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,
+        )
         return data
 
     def committed(self, path: Path, data: bytes | None) -> bool:
         """Whether HEAD holds exactly `data` at `path` (None: no file there).
 
-        A cheap look without a git process; False whenever unsure (a filter
-        between disk and repository, another hash), which only costs a check.
+        One `git ls-tree` and a hash, no read of the blob; False whenever unsure (a
+        filter between disk and repository, another hash), which only costs a check.
         """
-        head = self._head()
-        if head is None:
+        entry = self._head_entry(path)
+        if entry is None:
             return data is None
-        try:
-            blob = self.repo.commit(head).tree / self._rel(path)
-        except KeyError:
-            return data is None
-        if data is None or blob.type != "blob":
+        if data is None or entry[0] != "blob":
             return False
         header = f"blob {len(data)}\0".encode()
-        return bool(blob.hexsha == hashlib.sha1(header + data, usedforsecurity=False).hexdigest())
+        return entry[1] == hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+
+    def _head_entry(self, path: Path) -> tuple[str, str] | None:
+        """(type, object name) of what HEAD holds at `path`; None for nothing (or no HEAD).
+
+        A git process a question, not GitPython's object database: that keeps a
+        `git cat-file` helper running for as long as the Repo lives, and a Repo left
+        to the garbage collector leaked it (a warning, an error under test)."""
+        head = self._head()
+        if head is None:
+            return None
+        listed = self._git("ls-tree", "-z", head, "--", self._rel(path))
+        for entry in listed.split("\0"):
+            meta, _, name = entry.partition("\t")
+            parts = meta.split()
+            if name == self._rel(path) and len(parts) == 3:
+                return parts[1], parts[2]
+        return None
 
     def _commit(
         self,
@@ -303,7 +308,8 @@ class VaultRepo:
     def _head(self) -> str | None:
         """The commit HEAD names; None on an unborn branch (a repository's first commit)."""
         try:
-            return str(self.repo.head.commit.hexsha)
+            # The ref files read, not the commit object: no object database, no helper.
+            return str(git.SymbolicReference.dereference_recursive(self.repo, "HEAD"))
         except ValueError:
             return None
 

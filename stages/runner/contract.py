@@ -20,7 +20,7 @@ from dreaming.policy.pages import Policy
 from dreaming.vault import Vault
 from stages.runner.write import Outcome, Writer
 
-StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize", "link"]
+StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize", "link", "editorial"]
 """The stages, in the order a night runs them (INGEST runs before them)."""
 
 UnitStatus = Literal["done", "failed", "rejected"]

@@ -44,6 +44,7 @@ from dreaming.vault.logs import internal_error
 from dreaming.vault.unfinished import finish_interrupted
 from dreaming.vault.writes import remove_leftover_temps
 from stages.bucket import BucketStage
+from stages.editorial import EditorialStage
 from stages.extract import ExtractStage
 from stages.jobs.ingest import IngestReport, ingest
 from stages.link import LinkStage
@@ -61,8 +62,9 @@ STAGES: tuple[Stage, ...] = (
     ResolveStage(),
     SynthesizeStage(),
     LinkStage(),
+    EditorialStage(),
 )
-"""The stages of a night, in order (LINK calls no model)."""
+"""The stages of a night, in order (LINK and EDITORIAL's merge proposals call no model)."""
 
 
 class App(Protocol):
@@ -95,6 +97,7 @@ class _RecordingWriter(Writer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.articles: list[WrittenArticle] = []
+        self.talk: list[str] = []
         self.conflicts: list[tuple[str, str]] = []
 
     def write(self, edit: Edit) -> Outcome:
@@ -105,6 +108,8 @@ class _RecordingWriter(Writer):
                 self.articles.append(WrittenArticle(stem, created=edit.base is None))
             elif outcome.status == "noop_conflict":
                 self.conflicts.append((stem, outcome.detail))
+        elif outcome.path and outcome.path.startswith("Talk/") and outcome.status == "written":
+            self.talk.append(outcome.path.removeprefix("Talk/").removesuffix(".md"))
         return outcome
 
 
@@ -319,6 +324,7 @@ def _finish(
     ledger, run_id = app.ledger, report.run_id
     report.status = status
     report.articles = list(writer.articles)
+    report.talk = list(dict.fromkeys(writer.talk))
     if report.articles or report.interrupted:
         # The next night's EXTRACT and RESOLVE know the new titles and aliases, and
         # `status` counts the new articles (a killed run's too).
@@ -337,7 +343,6 @@ def _finish(
     if report.did_anything:
         sha = _write_report(app.vault, writer, report)
     runs.finish(ledger, run_id, status, report.finished_at, report.summary(), sha)
-    writer.close()
 
 
 def _write_report(vault: Vault, writer: Writer, report: NightReport) -> str | None:

@@ -90,6 +90,8 @@ class NightReport:
     conflicts: list[tuple[str, str]] = field(default_factory=list)
     """(stem, why) of edits a person's change to the article kept out."""
     captured: list[str] = field(default_factory=list)
+    talk: list[str] = field(default_factory=list)
+    """Stems whose Talk page got a proposal this run."""
     usage: dict[str, StageUsage] = field(default_factory=dict)
     commits: int = 0
     """Besides the stages' own: the report's."""
@@ -196,6 +198,10 @@ def section(report: NightReport) -> str:
         f"{_link(stem)}: kept the person's change: {_plain(why)}" for stem, why in report.conflicts
     ]
     lines += _listed("NO-OPs", noops)
+    lines += _listed(
+        "Proposed on Talk pages (yours to act on)",
+        [f"[[Talk/{stem}|Talk: {_plain(title_for_stem(stem))}]]" for stem in report.talk],
+    )
     lines += _listed("Captured subjects", [_plain(name) for name in report.captured])
     failures = [
         f"{s.stage} {_plain(u)}: {_plain(why)}" for s in report.stages for u, why in s.failures

@@ -112,10 +112,6 @@ class Writer:
         self._known = None if known_stems is None else set(known_stems)
         self._pending: dict[str, _Pending] = {}
 
-    def close(self) -> None:
-        """Stop the repository's helper processes: the run is over."""
-        self._repo.close()
-
     def write(self, edit: Edit) -> Outcome:
         """Apply `edit`, or say in one line why not; a fault of this edit alone never raises."""
         try:

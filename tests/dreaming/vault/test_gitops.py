@@ -402,3 +402,26 @@ def test_committed_says_whether_head_holds_exactly_these_bytes(vault: Vault) -> 
     assert not repo.committed(page, b"# Thing\n\nMore.\n")
     assert not repo.committed(page, None)
     assert not repo.committed(vault.articles, b"")
+
+
+def children() -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        text = (task / "children").read_text()
+        found.update(int(pid) for pid in text.split())
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_reading_what_head_holds_leaves_no_git_process_running(vault: Vault) -> None:
+    # GitPython's object database keeps a `git cat-file` helper for as long as its Repo
+    # lives; one left to the garbage collector was reported as a leaked process.
+    before = children()
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_bytes(b"# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "r1")
+    assert repo.at_head(page) == b"# Thing\n"
+    assert repo.committed(page, b"# Thing\n")
+    assert repo.at_head(vault.articles) is None
+    assert children() - before == set()

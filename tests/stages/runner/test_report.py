@@ -46,6 +46,16 @@ def test_a_report_names_articles_as_wikilinks_noops_with_codes_and_failures_with
     assert "3 Raw files: 1 read, 2 unchanged" in text
 
 
+def test_a_report_links_the_talk_pages_given_a_proposal() -> None:
+    report = a_night()
+    report.talk = ["Claude_Code"]
+    text = render(report, None)
+    assert (
+        "### Proposed on Talk pages (yours to act on)\n\n- [[Talk/Claude_Code|Talk: Claude Code]]\n"
+        in text
+    )
+
+
 def test_a_later_run_adds_its_section_below_the_page_as_it_stands() -> None:
     first = render(a_night(), None)
     later = a_night()

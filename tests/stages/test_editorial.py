@@ -1,0 +1,92 @@
+"""EDITORIAL's merge proposals on real vaults: a pair written to Talk/, never merged,
+proposed once, a person's Talk text kept."""
+
+from __future__ import annotations
+
+import subprocess
+
+from dreaming.article import build
+from dreaming.ledger import Ledger
+from dreaming.vault import Vault
+from stages.editorial import EditorialStage
+from stages.runner.pipeline import run_stage
+from tests.support import stage_context
+
+NOW = "2026-03-02T03:00:00+00:00"
+BEADS = "Beads tracks issues for coding agents with hash ids and dependency links."
+
+
+def cited(vault: Vault, title: str, lead: str, conv: str = "aaaa1111") -> None:
+    refs = f"[^1]: `conv:{conv}` (2026-03-01, claude-code) — a talk"
+    text = build(
+        title, lead=f"{lead}[^1]", sections=[("References", refs)], infobox={"kind": "thing"}
+    )
+    (vault.articles / f"{title.replace(' ', '_')}.md").write_text(text, encoding="utf-8")
+
+
+def night(vault: Vault, ledger: Ledger, run_id: str = "r1") -> tuple[int, int]:
+    ctx = stage_context(vault, ledger, None, run_id=run_id, now=NOW, write=True)
+    report = run_stage(EditorialStage(), ctx)
+    return report.done, report.skipped
+
+
+def head(vault: Vault) -> str:
+    return subprocess.run(
+        ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout
+
+
+def test_two_stubs_about_one_thing_under_two_names_get_a_merge_proposal(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    articles = {p.name: p.read_bytes() for p in vault.articles.glob("*.md")}
+    night(vault, ledger)
+    talk = (vault.talk / "Beads.md").read_text(encoding="utf-8")
+    assert talk.startswith(
+        "# Talk: Beads\n\n## Merge [[Beads]] and [[Issue_Tracker|Issue Tracker]]?"
+    )
+    assert "fold [[Issue_Tracker|Issue Tracker]] into [[Beads]]" in talk
+    assert "`conv:aaaa1111`" in talk
+    assert {p.name: p.read_bytes() for p in vault.articles.glob("*.md")} == articles
+
+
+def test_articles_about_different_things_get_none(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Dolt", "Dolt is a database versioned like git, with branches and merges.")
+    assert night(vault, ledger) == (0, 0)
+    assert not (vault.talk / "Beads.md").exists()
+
+
+def test_a_pair_is_proposed_once(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    night(vault, ledger, "r1")
+    before = head(vault)
+    assert night(vault, ledger, "r2") == (0, 1)
+    assert head(vault) == before
+
+
+def test_a_persons_talk_text_stays_and_the_proposal_goes_below_it(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    mine = "# Talk: Beads\n\nI want to rename this one day.\n"
+    (vault.talk / "Beads.md").write_text(mine, encoding="utf-8")
+    night(vault, ledger)
+    talk = (vault.talk / "Beads.md").read_text(encoding="utf-8")
+    assert talk.startswith(mine.rstrip() + "\n\n## Merge [[Beads]] and")
+
+
+def test_a_proposal_on_the_page_already_is_not_written_twice(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    night(vault, ledger, "r1")
+    cited(vault, "Issue Tracker", BEADS + " It has epics.")  # a changed article: a new unit
+    night(vault, ledger, "r2")
+    pages = [
+        p.read_text(encoding="utf-8") for p in vault.talk.glob("*.md") if p.name != "README.md"
+    ]
+    assert sum(page.count("## Merge") for page in pages) == 1
