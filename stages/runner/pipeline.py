@@ -44,7 +44,7 @@ from dreaming.vault.logs import internal_error
 from dreaming.vault.unfinished import finish_interrupted
 from dreaming.vault.writes import remove_leftover_temps
 from stages.bucket import BucketStage
-from stages.editorial import EditorialStage
+from stages.editorial.stage import EditorialStage
 from stages.extract import ExtractStage
 from stages.jobs.ingest import IngestReport, ingest
 from stages.link import LinkStage

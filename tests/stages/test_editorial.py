@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import subprocess
 
-from dreaming.article import build
+from dreaming.article import build, parse
 from dreaming.ledger import Ledger
+from dreaming.model import TextModel
+from dreaming.query import Reader
 from dreaming.vault import Vault
-from stages.editorial import EditorialStage
+from stages.editorial.stage import EditorialStage
+from stages.prompts import editorial as prompt
 from stages.runner.pipeline import run_stage
-from tests.support import stage_context
+from tests.support import Answer, ScriptedModelFactory, stage_context
 
 NOW = "2026-03-02T03:00:00+00:00"
 BEADS = "Beads tracks issues for coding agents with hash ids and dependency links."
@@ -90,3 +93,71 @@ def test_a_proposal_on_the_page_already_is_not_written_twice(vault: Vault, ledge
         p.read_text(encoding="utf-8") for p in vault.talk.glob("*.md") if p.name != "README.md"
     ]
     assert sum(page.count("## Merge") for page in pages) == 1
+
+
+CATEGORIES = "Tools: programs a person runs to get work done\n"
+
+
+def define(vault: Vault, block: str) -> None:
+    page = vault.meta / "Category_Definitions.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("```categories\n", f"```categories\n{block}"), encoding="utf-8")
+
+
+def asked(vault: Vault, title: str, name: str, what: str, said: str) -> Answer:
+    lead = parse((vault.articles / f"{title}.md").read_text(encoding="utf-8")).lead
+    return Answer("editorial", prompt.belongs(title, lead, name, what), said, prompt.SYSTEM)
+
+
+def with_model(vault: Vault, ledger: Ledger, model: TextModel | None, run_id: str = "r1") -> int:
+    ctx = stage_context(vault, ledger, model, run_id=run_id, now=NOW, write=True)
+    return run_stage(EditorialStage(), ctx).done
+
+
+def test_an_article_the_model_files_under_a_defined_category_gets_its_line(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    cited(vault, "Beads", BEADS)
+    define(vault, CATEGORIES)
+    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], "yes")])
+    assert with_model(vault, ledger, model) == 1
+    assert (
+        (vault.articles / "Beads.md")
+        .read_text(encoding="utf-8")
+        .endswith("\n\n[[Category:Tools]]\n")
+    )
+    assert Reader(vault, ledger).category("Tools").data["stems"] == ["Beads"]
+
+
+def test_an_answer_of_no_files_nothing(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    cited(vault, "Beads", BEADS)
+    before = (vault.articles / "Beads.md").read_bytes()
+    define(vault, CATEGORIES)
+    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], "no")])
+    assert with_model(vault, ledger, model) == 1
+    assert (vault.articles / "Beads.md").read_bytes() == before
+
+
+def test_no_category_defined_asks_nothing(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Beads", BEADS)
+    assert with_model(vault, ledger, None) == 0  # a model call would fail the test
+
+
+def test_a_category_the_person_gave_is_not_asked_about(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Beads", BEADS + " [[Category:Tools]]")
+    define(vault, CATEGORIES)
+    assert with_model(vault, ledger, None) == 1
+    assert "[[Category:Tools]]" in (vault.articles / "Beads.md").read_text(encoding="utf-8")
+
+
+def test_an_article_filed_once_is_not_asked_again(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    cited(vault, "Beads", BEADS)
+    define(vault, CATEGORIES)
+    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], "yes")])
+    with_model(vault, ledger, model, "r1")
+    with_model(vault, ledger, None, "r2")  # the article it wrote: found filed, no question
+    assert with_model(vault, ledger, None, "r3") == 0

@@ -1,0 +1,71 @@
+"""EDITORIAL's categories: an article is filed under the categories of
+`Meta/Category_Definitions.md` the model says it belongs in, one constrained yes/no a
+category over its title and lead (a small model judges that well; it names badly).
+A category the article has, a person's included, is not asked about again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dreaming.article import parse, title_for_stem
+from dreaming.article.filing import with_categories
+from dreaming.article.queries import categories, is_redirect
+from dreaming.article.titles import heading_key
+from dreaming.errors import RefusedFileError
+from dreaming.model import Choice, ModelCallError, TextModel
+from dreaming.vault import Vault, checksum
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
+from stages.prompts import editorial as prompt
+from stages.runner.contract import UnitResult, unwritten
+from stages.runner.write import Edit, Writer
+
+PREFIX = "category/"
+YES_NO = Choice(("yes", "no"))
+
+
+def file(
+    vault: Vault,
+    writer: Writer,
+    model: Callable[[], TextModel],
+    stem: str,
+    defined: list[tuple[str, str]],
+) -> UnitResult:
+    rel = f"articles/{stem}.md"
+    try:
+        before = read_optional(
+            vault, vault.articles / f"{stem}.md", cap=MAX_PAGE_BYTES, what="an article"
+        )
+        text = None if before is None else before.decode("utf-8")
+    except RefusedFileError as e:
+        return UnitResult("failed", str(e))
+    except UnicodeDecodeError:
+        return UnitResult("failed", f"{rel} is not UTF-8 text; save it as UTF-8")
+    if before is None or text is None:
+        return UnitResult("done", "gone since the units were listed")
+    article = parse(text)
+    if is_redirect(article):
+        return UnitResult("done")
+    title = article.title or title_for_stem(stem)
+    have = {heading_key(c) for c in categories(article)}
+    chosen: list[str] = []
+    try:
+        for name, what in defined:
+            if heading_key(name) in have:
+                continue
+            question = prompt.belongs(title, article.lead, name, what)
+            answer = model().complete(
+                "editorial", prompt.SYSTEM, question, unit=stem, constraint=YES_NO
+            )
+            if answer.text.strip() == "yes":
+                chosen.append(name)
+    except ModelCallError as e:
+        return UnitResult("failed", str(e))
+    filed, where = with_categories(text, chosen)
+    if filed == text:
+        return UnitResult("done", None if chosen else "no category fits")
+    edit = Edit(stem, filed, checksum(before), (where,), stage="editorial", unit=f"{PREFIX}{stem}")
+    refused = unwritten(writer.write(edit))
+    if refused is not None:
+        return refused
+    return UnitResult("done", "filed under " + ", ".join(chosen))
