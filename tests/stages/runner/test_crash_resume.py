@@ -88,8 +88,15 @@ pytestmark = pytest.mark.slow
 
 
 def child(vault: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    return run_child(vault, *options, args=NIGHT)
+
+
+def run_child(
+    vault: Path, *options: str, args: tuple[str, ...]
+) -> subprocess.CompletedProcess[str]:
+    """`dreaming ARGS… VAULT` in a child process on the rule model (tests/rule_model.py)."""
     return subprocess.run(
-        [sys.executable, "-m", "tests.rule_model", *options, "--", *NIGHT, str(vault)],
+        [sys.executable, "-m", "tests.rule_model", *options, "--", *args, str(vault)],
         cwd=ROOT,
         capture_output=True,
         text=True,
