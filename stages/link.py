@@ -15,11 +15,12 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from dreaming.article import LEAD, parse
-from dreaming.article.document import SEE_ALSO, Article
+from dreaming.article.document import SEE_ALSO, Article, tail_rank
 from dreaming.article.linking import Target, link_article
+from dreaming.article.markup import wikilinks
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.see_also import neighbours, with_see_also
-from dreaming.article.titles import title_for_stem
+from dreaming.article.titles import heading_key, title_for_stem
 from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.vault import checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_articles, read_optional
@@ -100,7 +101,21 @@ def _wiki(texts: dict[str, str]) -> _Wiki:
     kept = {stem: a for stem, a in parsed.items() if not is_redirect(a)}
     targets = [_target(stem, a) for stem, a in kept.items()]
     cites = {stem: frozenset(f.hash for f in footnote_defs(a)) for stem, a in kept.items()}
-    return _Wiki(targets, neighbours(cites))
+    return _Wiki(targets, neighbours(cites, _linked_from(kept, targets)))
+
+
+def _linked_from(kept: dict[str, Article], targets: Sequence[Target]) -> dict[str, frozenset[str]]:
+    """Each article → the articles whose prose links to it (their See also left out: a
+    list copied from list to list would grow a hop a night)."""
+    owner = {heading_key(n): t.stem for t in targets for n in (t.stem, *t.names)}
+    found: dict[str, set[str]] = {}
+    for stem, article in kept.items():
+        prose = [article.lead, *(s.body for s in article.sections if tail_rank(s) == 0)]
+        for link in (x for block in prose for x in wikilinks(block)):
+            target = owner.get(heading_key(link.target))
+            if target is not None and target != stem:
+                found.setdefault(target, set()).add(stem)
+    return {stem: frozenset(by) for stem, by in found.items()}
 
 
 def _said(sections: int, listed: bool) -> str:

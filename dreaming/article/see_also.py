@@ -1,10 +1,11 @@
-"""`## See also` from co-occurrence: the articles that cite the same conversations as
-this one, a few, best first. Pure functions.
+"""`## See also`: the articles that cite the same conversations as this one, then the
+ones that link to it, a few, best first. Pure functions.
 
 Two articles drawn from one conversation are about things that person discussed
-together; that is the relation a reader's "see also" means, and the only one code
-can know without a model. Items are only ever added: one a person wrote stays where
-they wrote it, and an article's See also never shrinks because a neighbour moved.
+together, and an article that links here discusses this subject: those are the
+relations a reader's "see also" means that code can know without a model. Items are
+only ever added: one a person wrote stays where they wrote it, and an article's See
+also never shrinks because a neighbour moved.
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ CAP = 5
 nobody reads, and the best-shared come first."""
 
 
-def neighbours(cites: Mapping[str, frozenset[str]], cap: int = CAP) -> dict[str, tuple[str, ...]]:
-    """Each article (stem → the conversations it cites) → the `cap` articles sharing
-    most conversations with it, most first, then by stem: the same input, the same
-    order, whatever order the mapping came in."""
+def neighbours(
+    cites: Mapping[str, frozenset[str]],
+    linked_from: Mapping[str, frozenset[str]] | None = None,
+    cap: int = CAP,
+) -> dict[str, tuple[str, ...]]:
+    """Each article (stem → the conversations it cites) → at most `cap` others: those
+    sharing most conversations with it first, then those linking to it
+    (`linked_from`: stem → the stems whose text links to it), each group by stem. The
+    same input, the same order, whatever order the mappings came in."""
     by_conv: dict[str, list[str]] = {}
     for stem, convs in cites.items():
         for conv in convs:
@@ -37,7 +43,9 @@ def neighbours(cites: Mapping[str, frozenset[str]], cap: int = CAP) -> dict[str,
         shared: Counter[str] = Counter()
         for conv in convs:
             shared.update(other for other in by_conv[conv] if other != stem)
-        ranked = sorted(shared, key=lambda other: (-shared[other], heading_key(other), other))
+        linking = (linked_from or {}).get(stem, frozenset())
+        near = {*shared, *(s for s in linking if s != stem and s in cites)}
+        ranked = sorted(near, key=lambda o: (-shared[o], o not in linking, heading_key(o), o))
         out[stem] = tuple(ranked[:cap])
     return out
 

@@ -43,12 +43,13 @@ def test_a_second_night_with_nothing_new_links_nothing_and_commits_nothing(
 ) -> None:
     write(vault, "Beads", "Beads tracks issues.")
     write(vault, "Claude Code", "Claude Code uses Beads.")
-    night(vault, ledger, "r1")
-    night(vault, ledger, "r2")  # the article LINK wrote is looked at once more
+    night(vault, ledger, "r1")  # Claude Code links Beads
+    night(vault, ledger, "r2")  # Beads lists Claude Code, which links to it, under See also
+    night(vault, ledger, "r3")  # the article LINK wrote is looked at once more
     head = subprocess.run(
         ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
     ).stdout
-    done, skipped = night(vault, ledger, "r3")
+    done, skipped = night(vault, ledger, "r4")
     assert (done, skipped) == (0, 2)
     after = subprocess.run(
         ["git", "-C", str(vault.root), "rev-parse", "HEAD"], capture_output=True, text=True
@@ -118,6 +119,18 @@ def test_articles_drawn_from_one_conversation_list_each_other_under_see_also(
     assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n\n## References" in dolt
     assert "- [[Dolt]]" in (vault.articles / "Steve_Yegge.md").read_text(encoding="utf-8")
     assert "See also" not in (vault.articles / "Rye.md").read_text(encoding="utf-8")
+
+
+def test_an_article_lists_the_articles_that_link_to_it_after_those_sharing_its_talks(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Dolt", "aaaa1111", "Dolt versions tables.")
+    cited(vault, "Steve Yegge", "aaaa1111", "Steve Yegge wrote a proposal.")
+    cited(vault, "Beads", "bbbb2222", "Beads keeps its issues in Dolt.")
+    night(vault, ledger, "r1")  # Beads links Dolt
+    night(vault, ledger, "r2")
+    dolt = (vault.articles / "Dolt.md").read_text(encoding="utf-8")
+    assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n- [[Beads]]\n" in dolt
 
 
 def test_a_linked_and_listed_vault_is_a_no_op_the_next_night(vault: Vault, ledger: Ledger) -> None:

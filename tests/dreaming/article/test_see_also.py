@@ -53,6 +53,18 @@ def test_neighbours_do_not_depend_on_the_order_articles_were_listed() -> None:
     assert neighbours(cites) == neighbours(reversed_cites)
 
 
+def test_articles_linking_here_follow_those_sharing_a_conversation() -> None:
+    cites = {"A": frozenset({"x"}), "B": frozenset({"x"}), "C": frozenset(), "D": frozenset()}
+    found = neighbours(cites, {"A": frozenset({"D", "C", "B"})})
+    assert found["A"] == ("B", "C", "D")
+    assert found["C"] == ()
+
+
+def test_a_link_from_an_unknown_article_or_itself_is_no_neighbour() -> None:
+    cites = {"A": frozenset({"x"})}
+    assert neighbours(cites, {"A": frozenset({"A", "Gone"})})["A"] == ()
+
+
 def test_a_see_also_section_goes_before_references() -> None:
     out = with_see_also(ARTICLE, ["Dolt", "Steve_Yegge"])
     assert see_also(parse(out)) == ["Dolt", "Steve_Yegge"]
