@@ -55,7 +55,8 @@ def resolve(ledger: Ledger, name: str) -> Result | None:
     lines, shown = fitting(rows, LISTED)
     if len(shown) < len(talked):
         lines.append(f"… and {len(talked) - len(shown)} more")
-    tail = [f"Most of them are cited by {home}. Next: read {home}"] if home else []
+    which = "That conversation is" if len(talked) == 1 else "Most of them are"
+    tail = [f"{which} cited by {home}. Next: read {home}"] if home else []
     data: dict[str, object] = {
         "name": asked,
         "stem": home,
