@@ -269,7 +269,9 @@ def _night(
     # Under the run lock no other write into these folders can be half done.
     for folder in WRITABLE:
         remove_leftover_temps(vault.root / folder)
-    writer = _RecordingWriter(vault, ledger, app.own_writes, run_id)
+    # The writer knows every article (and each one the night creates): a new wikilink to
+    # none of them is refused, and NORMALIZE writes links to them in canonical form.
+    writer = _RecordingWriter(vault, ledger, app.own_writes, run_id, known_stems=_stems(vault))
     model: list[MeteredModel] = []
 
     def the_model() -> TextModel:
@@ -310,6 +312,12 @@ def _night(
     status: runs.RunStatus = "interrupted" if stopped else "ok"
     _finish(app, report, writer, "failed" if report.model_unavailable else status, now, clock)
     return report
+
+
+def _stems(vault: Vault) -> list[str]:
+    if not vault.articles.is_dir():
+        return []
+    return [p.stem for p in vault.articles.glob("*.md") if not p.name.startswith(".")]
 
 
 def _finish(

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dreaming.article import build
 from dreaming.checks.status import status
 from dreaming.config import Settings
 from dreaming.errors import DreamingError
@@ -22,9 +23,10 @@ from dreaming.ledger.work import MAX_ATTEMPTS
 from dreaming.model import TextModel
 from dreaming.vault import Vault
 from dreaming.vault.lock import RunLocked, run_lock
-from stages.runner.contract import Stage, StageContext, Unit, UnitResult
+from stages.runner.contract import Stage, StageContext, StageName, Unit, UnitResult
 from stages.runner.pipeline import run_night
 from stages.runner.report import render
+from stages.runner.write import Edit
 from tests.pipeline_fakes import FakeStage, answers, page
 from tests.support import REPO, raw_note
 from watcher.app import App
@@ -443,3 +445,44 @@ def test_status_shows_what_the_last_night_did(vault: Vault, answers_file: Path) 
     shown = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)])
     assert shown.exit_code == 0, shown.output
     assert "2 units done, 1 failures, 0 no-ops, 2 model calls, 3 commits" in shown.output
+
+
+class Linking:
+    """A stage writing one article that links to `target`."""
+
+    name: StageName = "link"
+    policy: tuple[str, ...] = ()
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        yield Unit("Page", f"links {self.target}", "page")
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        assert ctx.writer is not None
+        text = build("Page", lead=f"See [[{self.target}]].", sections=[], infobox={"kind": "thing"})
+        outcome = ctx.writer.write(Edit("Page", text, None, stage="link", unit="Page"))
+        return UnitResult("done" if outcome.status == "written" else "rejected", outcome.detail)
+
+
+def test_the_nights_writer_refuses_a_new_link_to_no_article(
+    vault: Vault, answers_file: Path
+) -> None:
+    with app_for(vault, answers_file) as app:
+        report = run_night(app, stages=[Linking("Nowhere")])
+    assert report.stages[0].rejected == 1
+    assert not (vault.articles / "Page.md").exists()
+
+
+def test_the_nights_writer_takes_a_link_to_an_article_of_the_vault(
+    vault: Vault, answers_file: Path
+) -> None:
+    (vault.articles / "Beads.md").write_text(
+        build("Beads", lead="Beads tracks issues.", sections=[], infobox={"kind": "thing"}),
+        encoding="utf-8",
+    )
+    with app_for(vault, answers_file) as app:
+        report = run_night(app, stages=[Linking("Beads")])
+    assert report.stages[0].done == 1
+    assert "See [[Beads]]." in (vault.articles / "Page.md").read_text(encoding="utf-8")
