@@ -3,6 +3,7 @@ shipped examples), conversations in the ledger as INGEST leaves them."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from dreaming.article.markup import Footnote
 from dreaming.ledger import Ledger, conversations
 from dreaming.ledger.conversations import NewConversation
 from dreaming.query import BUDGET, Reader, Result
+from dreaming.query.budget import ENVELOPE
 from dreaming.transcript import Message
 from dreaming.vault import Vault
 
@@ -86,8 +88,12 @@ def conversation(
 
 
 def within_budget(result: Result) -> Result:
+    """`result`, checked: its text and, as it travels (its JSON document in the
+    transport's envelope), the whole of it within BUDGET."""
     assert result.size <= BUDGET, (result.size, result.text[-200:])
     assert result.data["bytes"] == result.size
+    doc = json.dumps(result.document(), ensure_ascii=False, separators=(",", ":"))
+    assert len(doc.encode("utf-8")) + ENVELOPE <= BUDGET, result.text[-200:]
     return result
 
 

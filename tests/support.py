@@ -24,6 +24,23 @@ FAST_LANE = False
 """Set by `pytest --fast` (tests/conftest.py) before any test module is imported."""
 
 
+STUB_ARTICLE = """# Beads
+
+```info
+kind: thing
+```
+
+Beads tracks issues.[^1]
+
+{{stub}}
+
+## References
+
+[^1]: `conv:ef958aa1` (2026-04-18, claude-code) — Research Beads
+"""
+"""A pipeline stub as SYNTHESIZE writes one: infobox, cited lead, References."""
+
+
 def draws(n: int) -> int:
     """A property test's `max_examples`: `n` in the full suite, a tenth (at least ten)
     in the fast lane."""

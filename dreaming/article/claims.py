@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dreaming.article.markup import MARKER
-from dreaming.article.words import content_words, sentences
+from dreaming.article.words import STOPWORDS, content_words, sentences, words
 
 _FRAME = re.compile(
     r"\b(?:the user|the person|they|he|she|we|i)\b[^.!?]{0,40}?"
@@ -52,6 +52,17 @@ content words within `PLACE` consecutive excerpt sentences that name X: the word
 claim about Beads are not a claim about the Steve Yegge named two paragraphs away."""
 PLACE = 3
 _DEFINES = re.compile(r"^(.{1,200}?)\s(?:is|are|was|were)\s", re.IGNORECASE)
+_KIND = re.compile(r"^(.{1,200}?)\s(?:is|are|was|were)\s(?:a|an|the)\s([^.,;:()\[\]]{1,200})", re.I)
+_KIND_ENDS = frozenset((
+    "that", "which", "who", "whose", "used", "for", "in", "of", "to", "with", "designed",
+    "aimed", "by", "from", "on", "where", "when", "and", "or", "built", "made", "written",
+    "allowing", "providing", "supporting", "enabling", "using", "based", "at", "as",
+))  # fmt: skip
+"""Words that end the noun phrase a definition puts its subject in ("a tool | for …")."""
+_COLLECTIVE = frozenset((
+    "set", "kind", "type", "sort", "form", "collection", "group", "list", "pair",
+    "series", "family", "piece", "part", "number", "variety",
+))  # fmt: skip
 _TOOL_LINE = re.compile(r"\s*(?:\w+:\s*)?\[tool\b")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _ENDINGS = ("ing", "ed", "es", "s", "ly")
@@ -86,6 +97,8 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     dropped: list[tuple[str, str]] = []
     held = _stems(excerpt)
     places = _places(excerpt)
+    runs = _runs(excerpt)
+    subject = _plain_stems(title)
     numbers = set(_NUMBER.findall(excerpt))
     named = _stems(title)
     skip = named | _FREE
@@ -97,6 +110,7 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
             or restates_option(plain, options)
             or unsupported(plain, held, numbers, skip)
             or misattributed(plain, places, named, skip)
+            or unstated_kind(plain, runs, subject)
         )
         if why is None:
             kept.append(sentence)
@@ -153,6 +167,61 @@ def misattributed(
     if best >= ATTRIBUTED * len(own):
         return None
     return f"says what the subject is with words the excerpt says elsewhere ({best} of {len(own)})"
+
+
+def unstated_kind(sentence: str, runs: Sequence[list[str]], named: set[str]) -> str | None:
+    """Why a sentence putting the subject in a kind ("X is a project management tool")
+    says what the excerpt never did: that noun phrase, word for word, does not stand
+    within `PLACE` consecutive excerpt sentences that name the subject. Words beside
+    the name are not enough (the person's question "a tool to manage my project" makes
+    no "project management tool" of it): the kind must be the excerpt's own."""
+    found = _KIND.match(sentence)
+    if not named or found is None or not named <= _plain_stems(found.group(1)):
+        return None
+    said = _plain_words(found.group(2))
+    # "a set of workers" puts it among workers: the kind is what follows the "of".
+    if len(said) > 2 and said[0] in _COLLECTIVE and said[1] == "of":
+        said = said[2:]
+    kind: list[str] = []
+    for word in said:
+        if word in _KIND_ENDS:
+            break
+        kind.append(word)
+    if not kind:
+        return None
+    stems = [_stem(w) for w in kind]
+    for i in range(len(runs)):
+        window = [w for run in runs[i : i + PLACE] for w in (*run, "")]
+        if named <= set(window) and _holds(window, stems):
+            return None
+    return f"calls the subject a {' '.join(kind)}, which the excerpt never does"
+
+
+def _holds(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return any(list(words[i : i + n]) == list(phrase) for i in range(len(words) - n + 1))
+
+
+def _runs(excerpt: str) -> list[list[str]]:
+    """The stems of each sentence of the excerpt, in order, line by line (tool-call
+    lines left out): where a phrase is looked for word by word."""
+    return [
+        [_stem(w) for w in _plain_words(piece)]
+        for line in excerpt.splitlines()
+        if not _TOOL_LINE.match(line)
+        for piece in sentences(line)
+        if piece.strip()
+    ]
+
+
+def _plain_stems(text: str) -> set[str]:
+    """The content words of `text` as `_plain_words` reads them, stemmed."""
+    return {_stem(w) for w in _plain_words(text) if len(w) > 2 and w not in STOPWORDS}
+
+
+def _plain_words(text: str) -> list[str]:
+    """Lower-case words, hyphens and underscores read as spaces ("git-backed")."""
+    return words(text.replace("-", " ").replace("_", " "))
 
 
 def _places(excerpt: str) -> list[set[str]]:

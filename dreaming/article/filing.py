@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dreaming.article.document import LEAD, parse
-from dreaming.article.fences import detect_eol
+from dreaming.article.fences import detect_eol, line_content, split_lines
 from dreaming.article.queries import categories
 from dreaming.article.titles import heading_key
 
@@ -20,14 +20,18 @@ def with_categories(text: str, names: Sequence[str]) -> tuple[str, str]:
     the heading of the section they land in (LEAD when the article has none)."""
     article = parse(text)
     have = {heading_key(c) for c in categories(article)}
-    missing = [n for n in dict.fromkeys(names) if heading_key(n) not in have]
+    # One line a category, however its names are spelt (`Tools`, `tools`, `Café` in NFD).
+    unique: dict[str, str] = {}
+    for n in names:
+        unique.setdefault(heading_key(n), n)
+    missing = [n for k, n in unique.items() if k not in have]
     where = article.sections[-1].heading if article.sections else LEAD
     if not missing:
         return text, where
     eol = detect_eol(text)
     lines = eol.join(f"[[Category:{n}]]" for n in missing)
     body = text.rstrip("\r\n")
-    last = body.rsplit("\n", 1)[-1].strip()
+    last = line_content(split_lines(body)[-1]).strip() if body else ""
     gap = eol if last.startswith("[[Category:") else eol * 2
     out = f"{body}{gap}{lines}{eol}"
     # A fence left open would swallow the lines: no category until NORMALIZE closes it.

@@ -68,12 +68,13 @@ def near_duplicates(drafts: Sequence[Draft]) -> list[Pair]:
     named = {d.stem: _names(d) for d in drafts}
     own = {d.stem: {w for n in named[d.stem] for w in n} for d in drafts}
     said = {d.stem: content_words(d.text) - own[d.stem] for d in drafts}
+    led = {d.stem: content_words(d.lead) - own[d.stem] for d in drafts}
     out: list[Pair] = []
     for a, b in _candidates(drafts, named):
         da, db = by_stem[a], by_stem[b]
         shared = tuple(sorted(da.convs & db.convs))
         alike = _jaccard(said[a], said[b])
-        leads = _jaccard(content_words(da.lead) - own[a], content_words(db.lead) - own[b])
+        leads = _jaccard(led[a], led[b])
         why = _why(named[a], named[b], bool(shared), alike, leads)
         if why:
             out.append(Pair(a, b, why, shared, alike))

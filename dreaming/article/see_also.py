@@ -10,12 +10,14 @@ also never shrinks because a neighbour moved.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from dreaming.article.document import NOTES, REFERENCES, SEE_ALSO, parse
 from dreaming.article.fences import detect_eol
 from dreaming.article.linking import wikilink
+from dreaming.article.overlap import CROWD
 from dreaming.article.queries import see_also
 from dreaming.article.sections import extract_section, replace_section, section_start
 from dreaming.article.titles import heading_key, title_for_stem
@@ -38,15 +40,24 @@ def neighbours(
     for stem, convs in cites.items():
         for conv in convs:
             by_conv.setdefault(conv, []).append(stem)
+    # A conversation most of the wiki cites relates no two articles in particular, and
+    # counting its pairs would make a night's See also quadratic in its articles.
+    by_conv = {conv: stems for conv, stems in by_conv.items() if len(stems) < CROWD}
+    keys = {stem: heading_key(stem) for stem in cites}
     out: dict[str, tuple[str, ...]] = {}
     for stem, convs in cites.items():
         shared: Counter[str] = Counter()
         for conv in convs:
-            shared.update(other for other in by_conv[conv] if other != stem)
+            shared.update(by_conv.get(conv, ()))
+        del shared[stem]
         linking = (linked_from or {}).get(stem, frozenset())
         near = {*shared, *(s for s in linking if s != stem and s in cites)}
-        ranked = sorted(near, key=lambda o: (-shared[o], o not in linking, heading_key(o), o))
-        out[stem] = tuple(ranked[:cap])
+        # The best `cap`, not every neighbour sorted: a conversation most articles cite
+        # must not make a night's See also quadratic in its sort.
+        ranked = heapq.nsmallest(
+            cap, near, key=lambda o: (-shared[o], o not in linking, keys[o], o)
+        )
+        out[stem] = tuple(ranked)
     return out
 
 

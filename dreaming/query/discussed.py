@@ -8,7 +8,7 @@ would lead nowhere, though the ledger knows exactly where it was said.
 from __future__ import annotations
 
 from dreaming.ledger import Ledger, nav_index, subjects
-from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short
+from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, room, short, wire
 from dreaming.subjects.names import canonical
 
 LISTED = BUDGET * 5 // 8
@@ -52,19 +52,16 @@ def resolve(ledger: Ledger, name: str) -> Result | None:
         )
         for t in talked
     )
-    lines, shown = fitting(rows, LISTED)
-    if len(shown) < len(talked):
-        lines.append(f"… and {len(talked) - len(shown)} more")
     which = "That conversation is" if len(talked) == 1 else "Most of them are"
     tail = [f"{which} cited by {home}. Next: read {home}"] if home else []
-    data: dict[str, object] = {
-        "name": asked,
-        "stem": home,
-        "how": "captured",
-        "candidates": [],
-        "conversations": shown,
-    }
-    return result("resolve", "\n".join([head, *lines, *tail]), data)
+    data: dict[str, object] = {"name": asked, "stem": home, "how": "captured", "candidates": []}
+    # The rows get what the head, the tail (the read to go on with) and the data leave.
+    around = wire("\n".join([head, f"… and {len(talked)} more", *tail]))
+    left = room("resolve", {**data, "conversations": []}) - around
+    lines, shown = fitting(rows, min(LISTED, left))
+    if len(shown) < len(talked):
+        lines.append(f"… and {len(talked) - len(shown)} more")
+    return result("resolve", "\n".join([head, *lines, *tail]), {**data, "conversations": shown})
 
 
 def matching(ledger: Ledger, text: str) -> list[str]:

@@ -12,7 +12,16 @@ import re
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Hit
 from dreaming.query import discussed
-from dreaming.query.budget import BUDGET, Result, fitting, quoted, result, short, wire
+from dreaming.query.budget import (
+    BUDGET,
+    Result,
+    fitting,
+    json_bytes,
+    quoted,
+    result,
+    short,
+    wire,
+)
 
 MAX_WORDS = 24
 MAX_LIMIT = 50
@@ -36,12 +45,9 @@ def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
 def search(ledger: Ledger, text: str, *, limit: int) -> Result:
     found = hits(ledger, text, limit)
     asked = quoted(short(text))
-    names = discussed.matching(ledger, text)
-    also = (
-        [f"Named in conversations, no article: {'; '.join(short(n, 60) for n in names)}"]
-        if names
-        else []
-    )
+    # Clipped like the text shows them: the data holds only what the page shows.
+    names = [short(n, 60) for n in discussed.matching(ledger, text)]
+    also = [f"Named in conversations, no article: {'; '.join(names)}"] if names else []
     if not found:
         why = "no article matches" if match_expression(text) else "it holds no words"
         data: dict[str, object] = {"query": short(text), "hits": [], "captured": names}
@@ -54,7 +60,8 @@ def search(ledger: Ledger, text: str, *, limit: int) -> Result:
         )
         for h in found
     )
-    lines, shown = fitting(rows, BUDGET * 3 // 4 - wire(header) - wire("\n".join(also)))
+    listed = wire("\n".join(also)) + json_bytes(names)
+    lines, shown = fitting(rows, BUDGET * 3 // 4 - wire(header) - listed)
     if len(shown) < len(found):
         lines.append(f"… {len(found) - len(shown)} more hits cut to fit; narrow the search")
     return result(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dreaming.article import parse, title_for_stem
 from dreaming.article.document import REFERENCES, SEE_ALSO, Article
+from dreaming.article.fences import detect_eol, repair_fences
 from dreaming.article.linking import wikilink
 from dreaming.article.overlap import Draft, Pair, near_duplicates
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
@@ -124,7 +125,11 @@ def talk_page(old: str | None, keep: str, section: str) -> str:
     """The Talk page with `section` after whatever it held (a new page gets its title)."""
     if old is None or not old.strip():
         return f"# Talk: {title_for_stem(keep)}\n\n{section}"
-    return f"{old.rstrip()}\n\n{section}"
+    # In the page's own line endings, and after a fence it left open (closed, as
+    # CommonMark reads it already), or the proposal would read as code.
+    eol = detect_eol(old)
+    mine = repair_fences(old.rstrip())
+    return f"{mine.rstrip()}{eol}{eol}{section.replace(chr(10), eol)}"
 
 
 def _headings(text: str) -> set[str]:

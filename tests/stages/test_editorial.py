@@ -114,13 +114,20 @@ def with_model(vault: Vault, ledger: Ledger, model: TextModel | None, run_id: st
     return run_stage(EditorialStage(), ctx).done
 
 
+def tools_said(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory, said: str
+) -> int:
+    """Beads, a Tools category, and the model's answer to whether Beads is one."""
+    cited(vault, "Beads", BEADS)
+    define(vault, CATEGORIES)
+    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], said)])
+    return with_model(vault, ledger, model)
+
+
 def test_an_article_the_model_files_under_a_defined_category_gets_its_line(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
-    cited(vault, "Beads", BEADS)
-    define(vault, CATEGORIES)
-    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], "yes")])
-    assert with_model(vault, ledger, model) == 1
+    assert tools_said(vault, ledger, scripted_model, "yes") == 1
     assert (
         (vault.articles / "Beads.md")
         .read_text(encoding="utf-8")
@@ -132,12 +139,8 @@ def test_an_article_the_model_files_under_a_defined_category_gets_its_line(
 def test_an_answer_of_no_files_nothing(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
-    cited(vault, "Beads", BEADS)
-    before = (vault.articles / "Beads.md").read_bytes()
-    define(vault, CATEGORIES)
-    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], "no")])
-    assert with_model(vault, ledger, model) == 1
-    assert (vault.articles / "Beads.md").read_bytes() == before
+    assert tools_said(vault, ledger, scripted_model, "no") == 1
+    assert "[[Category:" not in (vault.articles / "Beads.md").read_text(encoding="utf-8")
 
 
 def test_no_category_defined_asks_nothing(vault: Vault, ledger: Ledger) -> None:
@@ -155,9 +158,29 @@ def test_a_category_the_person_gave_is_not_asked_about(vault: Vault, ledger: Led
 def test_an_article_filed_once_is_not_asked_again(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
-    cited(vault, "Beads", BEADS)
-    define(vault, CATEGORIES)
-    model = scripted_model([asked(vault, "Beads", "Tools", CATEGORIES[7:-1], "yes")])
-    with_model(vault, ledger, model, "r1")
+    tools_said(vault, ledger, scripted_model, "yes")
     with_model(vault, ledger, None, "r2")  # the article it wrote: found filed, no question
     assert with_model(vault, ledger, None, "r3") == 0
+
+
+def test_a_proposal_below_a_talk_page_ending_in_an_open_fence_is_not_code(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    (vault.talk / "Beads.md").write_text("# Talk: Beads\n\n```\nsome code\n", encoding="utf-8")
+    night(vault, ledger)
+    talk = parse((vault.talk / "Beads.md").read_text(encoding="utf-8"))
+    assert [s.heading for s in talk.sections] == [
+        "Merge [[Beads]] and [[Issue_Tracker|Issue Tracker]]?"
+    ]
+
+
+def test_a_crlf_talk_page_stays_crlf(vault: Vault, ledger: Ledger) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    (vault.talk / "Beads.md").write_bytes(b"# Talk: Beads\r\n\r\nmine\r\n")
+    night(vault, ledger)
+    talk = (vault.talk / "Beads.md").read_bytes()
+    assert b"## Merge" in talk
+    assert b"\n" not in talk.replace(b"\r\n", b"")

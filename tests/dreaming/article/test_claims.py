@@ -132,6 +132,40 @@ def test_what_the_excerpt_says_beside_the_subject_s_name_stands() -> None:
     assert claims.keep_supported([defined], BEADS, "Beads").text == defined
 
 
+DOCS = (
+    "user: Claude Code uses my Markdown documents. Is a tool for project management worth it?\n"
+    "assistant: Split dev-docs from work folders; Claude Code reads both."
+)
+
+
+def test_a_kind_the_excerpt_never_gives_the_subject_is_dropped() -> None:
+    said = "Claude Code is a project management tool that uses Markdown documents."
+    result = claims.keep_supported([said], DOCS, "Claude Code")
+    assert result.dropped == [
+        (said, "calls the subject a project management tool, which the excerpt never does")
+    ]
+
+
+def test_a_kind_the_excerpt_gives_beside_the_name_stands() -> None:
+    excerpt = "assistant: Beads is a git backed issue tracker that agents share."
+    said = "Beads is a git-backed issue tracker that agents share."
+    assert claims.keep_supported([said], excerpt, "Beads").text == said
+
+
+def test_a_kind_said_far_from_the_name_does_not_count() -> None:
+    excerpt = "\n".join(
+        ["assistant: Beads is for teams.", "One.", "Two.", "Three.", "A tool is here."]
+    )
+    result = claims.keep_supported(["Beads is a tool for teams."], excerpt, "Beads")
+    assert result.dropped[0][1] == "calls the subject a tool, which the excerpt never does"
+
+
+def test_a_set_of_things_is_a_kind_of_those_things() -> None:
+    excerpt = "assistant: Beads gives you workers that never sleep."
+    said = "Beads is a set of workers."
+    assert claims.keep_supported([said], excerpt, "Beads").text == said
+
+
 def test_saying_what_a_subject_the_excerpt_never_names_is_dropped() -> None:
     result = claims.keep_supported(
         ["Worktrees is a tool for low-latency workers."], BEADS, "Worktrees"

@@ -9,22 +9,8 @@ from dreaming.article import LEAD, parse
 from dreaming.article.filing import with_categories
 from dreaming.article.queries import categories
 from dreaming.article.validate import problems
+from tests.support import STUB_ARTICLE as ARTICLE
 from tests.support import draws
-
-ARTICLE = """# Beads
-
-```info
-kind: thing
-```
-
-Beads tracks issues.[^1]
-
-{{stub}}
-
-## References
-
-[^1]: `conv:ef958aa1` (2026-04-18, claude-code) — Research Beads
-"""
 
 
 def test_a_category_line_goes_after_a_blank_line_at_the_end() -> None:
@@ -67,3 +53,15 @@ def test_filing_twice_is_filing_once_and_the_text_before_is_kept(text: str) -> N
     once, _ = with_categories(text, ["Tools", "Agents"])
     assert with_categories(once, ["Tools", "Agents"])[0] == once
     assert once.startswith(text.rstrip("\r\n"))
+
+
+def test_a_category_named_twice_in_two_spellings_is_written_once() -> None:
+    out, _ = with_categories(
+        "# Beads\n\nBeads tracks issues.\n", ["Tools", "tools", "Cafe\u0301", "Café"]
+    )
+    assert out == "# Beads\n\nBeads tracks issues.\n\n[[Category:Tools]]\n[[Category:Cafe\u0301]]\n"
+
+
+def test_a_category_after_categories_in_a_cr_only_article_follows_without_a_blank_line() -> None:
+    out, _ = with_categories("# Beads\r\rBeads tracks issues.\r\r[[Category:Tools]]\r", ["Dolt"])
+    assert out == "# Beads\r\rBeads tracks issues.\r\r[[Category:Tools]]\r[[Category:Dolt]]\r"

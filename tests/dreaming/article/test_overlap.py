@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from dreaming.article.overlap import Draft, near_duplicates
 
 WEBSEARCH = "WebSearch and Task run in print mode with allowed tools flags set."
@@ -87,3 +91,13 @@ def test_titles_repeated_in_the_text_do_not_make_articles_alike() -> None:
         )
         == []
     )
+
+
+@pytest.mark.slow  # timing
+def test_a_lead_is_read_once_not_once_a_pair() -> None:
+    drafts = [
+        Draft(f"S{i}", ("Python",), frozenset(), "other words", "a lead " * 200) for i in range(300)
+    ]
+    start = time.perf_counter()
+    near_duplicates(drafts)
+    assert time.perf_counter() - start < 2.0

@@ -3,29 +3,19 @@ that lists them, added to and never taken from."""
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreaming.article import parse
+from dreaming.article.overlap import CROWD
 from dreaming.article.queries import see_also
 from dreaming.article.see_also import CAP, neighbours, with_see_also
 from dreaming.article.validate import problems
+from tests.support import STUB_ARTICLE as ARTICLE
 from tests.support import draws
-
-ARTICLE = """# Beads
-
-```info
-kind: thing
-```
-
-Beads tracks issues.[^1]
-
-{{stub}}
-
-## References
-
-[^1]: `conv:ef958aa1` (2026-04-18, claude-code) — Research Beads
-"""
 
 
 def test_articles_citing_one_conversation_are_each_others_neighbours() -> None:
@@ -51,6 +41,24 @@ def test_neighbours_do_not_depend_on_the_order_articles_were_listed() -> None:
     cites = {s: frozenset({"x"}) for s in ("Zed", "Alpha", "Mid")}
     reversed_cites = dict(reversed(list(cites.items())))
     assert neighbours(cites) == neighbours(reversed_cites)
+
+
+def test_a_conversation_crowds_cite_relates_no_two_of_them() -> None:
+    crowd = {f"A{i:03d}": frozenset({"x"}) for i in range(CROWD)}
+    assert neighbours({**crowd, "B": frozenset({"x", "y"}), "C": frozenset({"y"})})["B"] == ("C",)
+
+
+def seconds(n: int) -> float:
+    crowd = {f"A{i}": frozenset({"x", f"y{i % 40}"}) for i in range(n)}
+    start = time.perf_counter()
+    neighbours(crowd)
+    return time.perf_counter() - start
+
+
+@pytest.mark.slow  # timing
+def test_neighbours_grow_about_linearly_with_the_articles() -> None:
+    small, large = seconds(500), seconds(4000)
+    assert large < 0.05 or large < 16 * small  # linear is 8x, quadratic 64x
 
 
 def test_articles_linking_here_follow_those_sharing_a_conversation() -> None:

@@ -78,3 +78,32 @@ def test_search_lists_captured_names_holding_its_words(vault: Vault, ledger: Led
 def test_search_lists_no_name_that_misses_a_word(vault: Vault, ledger: Ledger) -> None:
     said(ledger, "aaaa1111", "Plan Mode")
     assert Reader(vault, ledger).search("plan sonnet").data["captured"] == []
+
+
+LONG_NAMES = tuple(f"Plan Mode {i} " + "x" * 400 for i in range(5))
+
+
+def test_search_with_long_captured_names_and_no_hit_fits_the_budget(
+    vault: Vault, ledger: Ledger
+) -> None:
+    said(ledger, "aaaa1111", *LONG_NAMES)
+    result = within_budget(Reader(vault, ledger).search("plan mode"))
+    assert "Named in conversations, no article: Plan Mode 0" in result.text
+
+
+def test_search_with_long_captured_names_keeps_its_hits(vault: Vault, ledger: Ledger) -> None:
+    said(ledger, "aaaa1111", *LONG_NAMES)
+    article(vault, "Plan", footnotes=(note(1, "aaaa1111"),))
+    result = within_budget(Reader(vault, ledger).search("plan"))
+    assert "- Plan — " in result.text
+
+
+def test_a_captured_name_in_many_conversations_still_names_its_long_home(
+    vault: Vault, ledger: Ledger
+) -> None:
+    for i in range(60):
+        said(ledger, f"{i:08x}", "Sonnet")
+    stem = article(vault, "S" * 150, footnotes=tuple(note(i + 1, f"{i:08x}") for i in range(60)))
+    result = within_budget(Reader(vault, ledger).resolve("Sonnet"))
+    assert result.data["stem"] == stem
+    assert result.text.endswith(f"Next: read {stem}")
