@@ -106,6 +106,7 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
         plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
         why = (
             (None if kept else opens_mid_thought(plain))
+            or about_the_source(plain)
             or invented_frame(plain, said)
             or restates_option(plain, options)
             or unsupported(plain, held, numbers, skip)
@@ -247,6 +248,28 @@ def _stem(word: str) -> str:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[: -len(ending)]
     return word
+
+
+_SOURCE_NOUN = (
+    r"(?:the|this)\s+(?:article|excerpt|document|conversation|text|passage|transcript|"
+    r"snippet|notes?|summary|discussion)"
+)
+_SOURCE = re.compile(
+    rf"^{_SOURCE_NOUN}\s+(?:provides|presents|gives|offers|discusses|covers|highlights|"
+    r"focuses|is\s+about|deals|talks)\b",
+    re.IGNORECASE,
+)
+"""What the source does, said of the source: "The document provides an overview …".
+Verbs that carry what was shown ("The excerpt shows how to disable MD034") are left to
+the other checks: the fact after them is the subject's."""
+
+
+def about_the_source(sentence: str) -> str | None:
+    """Why a sentence speaking of the source ("The article provides a balanced opinion
+    …") is no fact about the subject: a reader of the wiki never saw that excerpt."""
+    if _SOURCE.match(sentence.lstrip(" *_\"'")):
+        return "speaks of the source, not of the subject"
+    return None
 
 
 def invented_frame(sentence: str, person_said: str) -> str | None:

@@ -132,6 +132,32 @@ def test_what_the_excerpt_says_beside_the_subject_s_name_stands() -> None:
     assert claims.keep_supported([defined], BEADS, "Beads").text == defined
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The article provides a balanced opinion on the split.",
+        "The conversation covers the dev-docs folder.",
+        "The document provides an overview of the mechanism.",
+    ],
+)
+def test_a_sentence_about_the_source_is_dropped(said: str) -> None:
+    excerpt = f"assistant: {said} The split of dev-docs folder LOC 324 lines overview mechanism."
+    result = claims.keep_supported([said], excerpt, "Dev Docs")
+    assert result.dropped == [(said, "speaks of the source, not of the subject")]
+
+
+def test_a_sentence_saying_what_the_source_shows_is_judged_on_what_it_shows() -> None:
+    said = "The excerpt shows how to disable the MD034 rule."
+    excerpt = "assistant: To disable the MD034 rule, add it to the config."
+    assert claims.keep_supported([said], excerpt, "markdownlint").text == said
+
+
+def test_a_sentence_naming_an_article_of_its_subject_stands() -> None:
+    said = "The article element of HTML wraps a post."
+    excerpt = "assistant: The article element of HTML wraps a post."
+    assert claims.keep_supported([said], excerpt, "HTML").text == said
+
+
 DOCS = (
     "user: Claude Code uses my Markdown documents. Is a tool for project management worth it?\n"
     "assistant: Split dev-docs from work folders; Claude Code reads both."

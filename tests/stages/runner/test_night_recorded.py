@@ -54,7 +54,17 @@ def test_the_night_writes_articles_about_the_things_discussed(
 ) -> None:
     root, _ = night
     stems = {p.stem for p in (root / "articles").glob("*.md")}
-    assert {"Claude_Code", "angle_brackets"} <= stems
+    assert {"Claude", "angle_brackets"} <= stems
+
+
+def test_a_subject_whose_drafts_held_nothing_true_stays_captured(
+    night: tuple[Path, NightReport],
+) -> None:
+    # Recorded, the model drafted "Claude Code is a tool for managing …" and "The
+    # article provides a balanced opinion …": neither is in the excerpt, so no article.
+    root, report = night
+    assert not (root / "articles" / "Claude_Code.md").exists()
+    assert "Claude Code" in report.captured
 
 
 def test_the_vault_is_audit_clean(night: tuple[Path, NightReport]) -> None:
