@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dreaming.article.markup import MARKER
-from dreaming.article.words import STOPWORDS, content_words, sentences, words
+from dreaming.article.words import STOPWORDS, content_words, sentences, stem, stems, words
 
 _FRAME = re.compile(
     r"\b(?:the user|the person|they|he|she|we|i)\b[^.!?]{0,40}?"
@@ -65,7 +65,6 @@ _COLLECTIVE = frozenset((
 ))  # fmt: skip
 _TOOL_LINE = re.compile(r"\s*(?:\w+:\s*)?\[tool\b")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_ENDINGS = ("ing", "ed", "es", "s", "ly")
 _FREE = frozenset((
     "user", "person", "assistant", "conversation", "excerpt", "after", "before", "then",
     "only", "more", "most", "very", "may", "might", "must", "should", "each", "every",
@@ -95,12 +94,12 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     said = _person_lines(excerpt)
     kept: list[str] = []
     dropped: list[tuple[str, str]] = []
-    held = _stems(excerpt)
+    held = stems(excerpt)
     places = _places(excerpt)
     runs = _runs(excerpt)
-    subject = _plain_stems(title)
+    subject = _plainstems(title)
     numbers = set(_NUMBER.findall(excerpt))
-    named = _stems(title)
+    named = stems(title)
     skip = named | _FREE
     for sentence in sentences:
         plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
@@ -139,7 +138,7 @@ def unsupported(sentence: str, held: set[str], numbers: set[str], skip: set[str]
     missing_numbers = [n for n in _NUMBER.findall(sentence) if n not in numbers]
     if missing_numbers:
         return f"a number the excerpt does not hold ({missing_numbers[0]})"
-    own = _stems(sentence) - skip
+    own = stems(sentence) - skip
     missing = sorted(own - held)
     if len(missing) > max(1.0, (1 - SUPPORT) * len(own)):
         return f"words the excerpt does not hold ({', '.join(missing[:4])})"
@@ -153,9 +152,9 @@ def misattributed(
     said of it: fewer than `ATTRIBUTED` of its own words stand within `PLACE`
     consecutive excerpt sentences (`places`) that name the subject."""
     subject = _DEFINES.match(sentence)
-    if not named or subject is None or not named <= _stems(subject.group(1)):
+    if not named or subject is None or not named <= stems(subject.group(1)):
         return None
-    own = _stems(sentence) - skip
+    own = stems(sentence) - skip
     if not own:
         return None
     best = -1
@@ -177,7 +176,7 @@ def unstated_kind(sentence: str, runs: Sequence[list[str]], named: set[str]) -> 
     the name are not enough (the person's question "a tool to manage my project" makes
     no "project management tool" of it): the kind must be the excerpt's own."""
     found = _KIND.match(sentence)
-    if not named or found is None or not named <= _plain_stems(found.group(1)):
+    if not named or found is None or not named <= _plainstems(found.group(1)):
         return None
     said = _plain_words(found.group(2))
     # "a set of workers" puts it among workers: the kind is what follows the "of".
@@ -190,7 +189,7 @@ def unstated_kind(sentence: str, runs: Sequence[list[str]], named: set[str]) -> 
         kind.append(word)
     if not kind:
         return None
-    stems = [_stem(w) for w in kind]
+    stems = [stem(w) for w in kind]
     for i in range(len(runs)):
         window = [w for run in runs[i : i + PLACE] for w in (*run, "")]
         if named <= set(window) and _holds(window, stems):
@@ -207,7 +206,7 @@ def _runs(excerpt: str) -> list[list[str]]:
     """The stems of each sentence of the excerpt, in order, line by line (tool-call
     lines left out): where a phrase is looked for word by word."""
     return [
-        [_stem(w) for w in _plain_words(piece)]
+        [stem(w) for w in _plain_words(piece)]
         for line in excerpt.splitlines()
         if not _TOOL_LINE.match(line)
         for piece in sentences(line)
@@ -215,9 +214,9 @@ def _runs(excerpt: str) -> list[list[str]]:
     ]
 
 
-def _plain_stems(text: str) -> set[str]:
+def _plainstems(text: str) -> set[str]:
     """The content words of `text` as `_plain_words` reads them, stemmed."""
-    return {_stem(w) for w in _plain_words(text) if len(w) > 2 and w not in STOPWORDS}
+    return {stem(w) for w in _plain_words(text) if len(w) > 2 and w not in STOPWORDS}
 
 
 def _plain_words(text: str) -> list[str]:
@@ -229,25 +228,12 @@ def _places(excerpt: str) -> list[set[str]]:
     """The stems of each sentence of the excerpt, line by line, in order; a tool call's
     line (`[tool: Bash — ls /home/user/project]`) says nothing about anything."""
     return [
-        _stems(piece)
+        stems(piece)
         for line in excerpt.splitlines()
         if not _TOOL_LINE.match(line)
         for piece in sentences(line)
         if piece.strip()
     ]
-
-
-def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in content_words(text)}
-
-
-def _stem(word: str) -> str:
-    """The word less one common English ending, so "boiled" meets "boil" and "pages"
-    meets "page"; crude, and only ever compared with itself."""
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
 
 
 _SOURCE_NOUN = (

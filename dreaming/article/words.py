@@ -36,6 +36,23 @@ def content_words(text: str) -> set[str]:
     return {w for w in words(text) if len(w) > 2 and w not in STOPWORDS}
 
 
+_ENDINGS = ("ing", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """The word less one common English ending, so "boiled" meets "boil" and "pages"
+    meets "page"; crude, and only ever compared with itself."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def stems(text: str) -> set[str]:
+    """The stems of `text`'s content words."""
+    return {stem(w) for w in content_words(text)}
+
+
 def sentences(text: str) -> list[str]:
     """`text` cut after each `.`, `!` or `?` that a space follows (plain scanning)."""
     out: list[str] = []

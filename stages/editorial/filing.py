@@ -1,7 +1,8 @@
 """EDITORIAL's categories: an article is filed under the categories of
 `Meta/Category_Definitions.md` the model says it belongs in, one constrained yes/no a
-category over its title and lead (a small model judges that well; it names badly).
-A category the article has, a person's included, is not asked about again.
+category over its title and lead, asked only of a category whose name or definition
+shares a word with the title or lead (code proposes, the model judges). A category
+the article has, a person's included, is not asked about again.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dreaming.article import parse, title_for_stem
 from dreaming.article.filing import with_categories
 from dreaming.article.queries import categories, is_redirect
 from dreaming.article.titles import heading_key
+from dreaming.article.words import stems
 from dreaming.errors import RefusedFileError
 from dreaming.model import Choice, ModelCallError, TextModel
 from dreaming.vault import Vault, checksum
@@ -48,10 +50,14 @@ def file(
         return UnitResult("done")
     title = article.title or title_for_stem(stem)
     have = {heading_key(c) for c in categories(article)}
+    said = stems(f"{title} {article.lead}")
     chosen: list[str] = []
     try:
         for name, what in defined:
-            if heading_key(name) in have:
+            # Code proposes, the model judges: asked of every category, the small model
+            # said yes to all of them (Beads filed under "Web standards"). Only a
+            # category whose words the title or lead share is asked about.
+            if heading_key(name) in have or not said & stems(f"{name} {what}"):
                 continue
             question = prompt.belongs(title, article.lead, name, what)
             answer = model().complete(

@@ -7,7 +7,7 @@ shares its token prefix and the backend's prefix cache serves it.
 
 from __future__ import annotations
 
-VERSION = "editorial-categories-1"
+VERSION = "editorial-categories-2"
 LEAD_CHARS = 1200
 """The lead says what the subject is; the body adds detail, not kind."""
 

@@ -95,7 +95,7 @@ def test_a_proposal_on_the_page_already_is_not_written_twice(vault: Vault, ledge
     assert sum(page.count("## Merge") for page in pages) == 1
 
 
-CATEGORIES = "Tools: programs a person runs to get work done\n"
+CATEGORIES = "Tools: programs that track issues or build software\n"
 
 
 def define(vault: Vault, block: str) -> None:
@@ -140,6 +140,15 @@ def test_an_answer_of_no_files_nothing(
     vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
 ) -> None:
     assert tools_said(vault, ledger, scripted_model, "no") == 1
+    assert "[[Category:" not in (vault.articles / "Beads.md").read_text(encoding="utf-8")
+
+
+def test_a_category_sharing_no_word_with_the_lead_is_not_asked_about(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Beads", BEADS)
+    define(vault, "Web standards: HTML, CSS and browser features\n")
+    assert with_model(vault, ledger, None) == 1  # a model call would fail the test
     assert "[[Category:" not in (vault.articles / "Beads.md").read_text(encoding="utf-8")
 
 
