@@ -1,11 +1,11 @@
 """LINK: in every article, the first mention of each other article in a section's prose
-becomes a wikilink, and the articles citing the same conversations are listed under
-`## See also`. Code only: no model call, the words never change.
+becomes a wikilink, and the articles citing the same conversations (then those linking
+to it) are listed under `## See also`. Code only: no model call, the words never change.
 
 One unit an article, a person's included; its input is its own bytes, the names of
 every article and its neighbours, so a night that adds or renames an article links
-everything again and a night that changes nothing links nothing. Every change goes through the write
-door (the person's edit since our read wins).
+everything again and a night that changes nothing links nothing. Every change goes
+through the write door (the person's edit since our read wins).
 """
 
 from __future__ import annotations
