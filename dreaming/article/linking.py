@@ -149,9 +149,11 @@ def _after_frontmatter(lines: Sequence[str]) -> int:
 
 
 def wikilink(stem: str, surface: str) -> str:
-    """`[[Stem]]` when the words are the stem itself, else `[[Stem|words]]`: a reader
-    shows a bare link's target, and `Claude_Code` is not the words the text had."""
-    return f"[[{stem}]]" if surface == stem else f"[[{stem}|{surface}]]"
+    """The link to the article `stem` as NORMALIZE writes links (its title, spaces not
+    `_`: docs/article-grammar.md): `[[Title]]` when the words are the title itself, else
+    `[[Title|words]]`, so the write door has nothing to rewrite."""
+    title = title_for_stem(stem)
+    return f"[[{title}]]" if surface == title else f"[[{title}|{surface}]]"
 
 
 @functools.lru_cache(maxsize=4)

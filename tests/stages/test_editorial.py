@@ -47,10 +47,8 @@ def test_two_stubs_about_one_thing_under_two_names_get_a_merge_proposal(
     articles = {p.name: p.read_bytes() for p in vault.articles.glob("*.md")}
     night(vault, ledger)
     talk = (vault.talk / "Beads.md").read_text(encoding="utf-8")
-    assert talk.startswith(
-        "# Talk: Beads\n\n## Merge [[Beads]] and [[Issue_Tracker|Issue Tracker]]?"
-    )
-    assert "fold [[Issue_Tracker|Issue Tracker]] into [[Beads]]" in talk
+    assert talk.startswith("# Talk: Beads\n\n## Merge [[Beads]] and [[Issue Tracker]]?")
+    assert "fold [[Issue Tracker]] into [[Beads]]" in talk
     assert "`conv:aaaa1111`" in talk
     assert {p.name: p.read_bytes() for p in vault.articles.glob("*.md")} == articles
 
@@ -180,9 +178,7 @@ def test_a_proposal_below_a_talk_page_ending_in_an_open_fence_is_not_code(
     (vault.talk / "Beads.md").write_text("# Talk: Beads\n\n```\nsome code\n", encoding="utf-8")
     night(vault, ledger)
     talk = parse((vault.talk / "Beads.md").read_text(encoding="utf-8"))
-    assert [s.heading for s in talk.sections] == [
-        "Merge [[Beads]] and [[Issue_Tracker|Issue Tracker]]?"
-    ]
+    assert [s.heading for s in talk.sections] == ["Merge [[Beads]] and [[Issue Tracker]]?"]
 
 
 def test_a_crlf_talk_page_stays_crlf(vault: Vault, ledger: Ledger) -> None:

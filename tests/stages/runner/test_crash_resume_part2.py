@@ -69,7 +69,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     article(vault.root, "Requests", "Requests times out unless given a timeout.", timeouts)
     article(vault.root, "Httpx", "Httpx has the timeouts of Requests and adds async.", timeouts)
     page = vault.meta / "Category_Definitions.md"
-    block = "```categories\nKitchen: things about food and cooking\n"
+    block = "```categories\nKitchen: bread, food and cooking\n"
     page.write_text(page.read_text(encoding="utf-8").replace("```categories\n", block))
     commit_as_person(vault.root)
     return vault.root
@@ -132,7 +132,7 @@ def test_the_uninterrupted_runs_link_list_propose_and_file(
 ) -> None:
     vault, counts = uninterrupted
     bread = (vault / "articles" / "Bread_Box.md").read_text(encoding="utf-8")
-    assert "[[Sourdough_Bread|Sourdough Bread]]" in bread
+    assert "[[Sourdough Bread]]" in bread
     assert "## See also" in bread
     assert "[[Category:Kitchen]]" in bread
     assert any("## Merge" in p.read_text() for p in (vault / "Talk").glob("*.md"))
