@@ -23,7 +23,7 @@ from dreaming.article.see_also import neighbours, with_see_also
 from dreaming.article.titles import heading_key, title_for_stem
 from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.vault import checksum
-from dreaming.vault.files import MAX_PAGE_BYTES, read_articles, read_optional
+from dreaming.vault.files import read_articles, read_page
 from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
 from stages.runner.write import Edit, resolve
 
@@ -58,16 +58,12 @@ class LinkStage:
         if ctx.writer is None:
             return UnitResult("failed", "a dry run writes nothing")
         try:
-            path = resolve(ctx.vault, unit.key).path
-            before = read_optional(ctx.vault, path, cap=MAX_PAGE_BYTES, what="an article")
+            page = read_page(ctx.vault, resolve(ctx.vault, unit.key).path, what="an article")
         except (UnsafePathError, RefusedFileError) as e:
             return UnitResult("failed", str(e))
-        if before is None:
+        if page is None:
             return UnitResult("done", "gone since the units were listed")
-        try:
-            text = before.decode("utf-8")
-        except UnicodeDecodeError:
-            return UnitResult("failed", f"articles/{unit.key}.md is not UTF-8 text")
+        before, text = page
         if is_redirect(parse(text)):
             return UnitResult("done")
         wiki = self._current(ctx)

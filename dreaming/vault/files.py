@@ -72,6 +72,20 @@ def read_optional(vault: Vault, path: Path, *, cap: int, what: str) -> bytes | N
         return None
 
 
+def read_page(vault: Vault, path: Path, *, what: str) -> tuple[bytes, str] | None:
+    """A page's bytes (for the checksum an edit is made from) and its text; None when
+    there is none. RefusedFileError for what `read_bytes` refuses and for bytes that
+    are not UTF-8."""
+    data = read_optional(vault, path, cap=MAX_PAGE_BYTES, what=what)
+    if data is None:
+        return None
+    try:
+        return data, data.decode("utf-8")
+    except UnicodeDecodeError:
+        rel, _ = _placed(vault, path)
+        raise RefusedFileError(rel, "not UTF-8 text; save it as UTF-8") from None
+
+
 def read_articles(vault: Vault) -> dict[str, str]:
     """Every readable article's text by stem, in stem order; one that is refused, gone
     or not UTF-8 is left out (the audit names it)."""
@@ -82,11 +96,11 @@ def read_articles(vault: Vault) -> dict[str, str]:
         if path.name.startswith("."):
             continue
         try:
-            data = read_optional(vault, path, cap=MAX_PAGE_BYTES, what="an article")
-            if data is not None:
-                out[path.stem] = data.decode("utf-8")
-        except (RefusedFileError, UnicodeDecodeError):
+            page = read_page(vault, path, what="an article")
+        except RefusedFileError:
             continue
+        if page is not None:
+            out[path.stem] = page[1]
     return out
 
 

@@ -17,7 +17,7 @@ from dreaming.article.words import stems
 from dreaming.errors import RefusedFileError
 from dreaming.model import Choice, ModelCallError, TextModel
 from dreaming.vault import Vault, checksum
-from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
+from dreaming.vault.files import read_page
 from stages.prompts import editorial as prompt
 from stages.runner.contract import UnitResult, unwritten
 from stages.runner.write import Edit, Writer
@@ -33,18 +33,13 @@ def file(
     stem: str,
     defined: list[tuple[str, str]],
 ) -> UnitResult:
-    rel = f"articles/{stem}.md"
     try:
-        before = read_optional(
-            vault, vault.articles / f"{stem}.md", cap=MAX_PAGE_BYTES, what="an article"
-        )
-        text = None if before is None else before.decode("utf-8")
+        page = read_page(vault, vault.articles / f"{stem}.md", what="an article")
     except RefusedFileError as e:
         return UnitResult("failed", str(e))
-    except UnicodeDecodeError:
-        return UnitResult("failed", f"{rel} is not UTF-8 text; save it as UTF-8")
-    if before is None or text is None:
+    if page is None:
         return UnitResult("done", "gone since the units were listed")
+    before, text = page
     article = parse(text)
     if is_redirect(article):
         return UnitResult("done")

@@ -20,7 +20,7 @@ from dreaming.article.titles import heading_key
 from dreaming.article.words import words
 from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, checksum
-from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
+from dreaming.vault.files import MAX_PAGE_BYTES, read_optional, read_page
 from stages.runner.contract import UnitResult, unwritten
 from stages.runner.write import Edit, Writer
 
@@ -49,16 +49,13 @@ def propose(vault: Vault, writer: Writer, unit: str, pair: Pair, found: Drafts) 
     keep, fold = _direction(found[pair.first], found[pair.second])
     rel = f"Talk/{keep}.md"
     try:
-        before = read_optional(vault, vault.root / rel, cap=MAX_PAGE_BYTES, what="a Talk page")
-        old = None if before is None else before.decode("utf-8")
+        page = read_page(vault, vault.root / rel, what="a Talk page")
     except RefusedFileError as e:
         return UnitResult("failed", str(e))
-    except UnicodeDecodeError:
-        return UnitResult("failed", f"{rel} is not UTF-8 text; save it as UTF-8")
     if _proposed(vault, pair):
         return UnitResult("done", "proposed already")
-    text = talk_page(old, keep, proposal(pair, keep, fold))
-    base = None if before is None else checksum(before)
+    text = talk_page(None if page is None else page[1], keep, proposal(pair, keep, fold))
+    base = None if page is None else checksum(page[0])
     refused = unwritten(writer.write(Edit(rel, text, base, stage="editorial", unit=unit)))
     if refused is not None:
         return refused

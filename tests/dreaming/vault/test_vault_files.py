@@ -10,7 +10,7 @@ import pytest
 
 from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault
-from dreaming.vault.files import read_bytes, read_optional
+from dreaming.vault.files import read_bytes, read_optional, read_page
 
 
 def test_a_regular_file_is_read_whole(vault: Vault) -> None:
@@ -83,3 +83,19 @@ def test_a_file_outside_the_vault_is_refused(vault: Vault, tmp_path: Path) -> No
     (tmp_path / "elsewhere.md").write_text("x")
     with pytest.raises(RefusedFileError, match="leads out of the vault"):
         read_bytes(vault, tmp_path / "elsewhere.md", cap=100, what="a page")
+
+
+def test_a_page_is_its_bytes_and_its_text(vault: Vault) -> None:
+    page = vault.articles / "Café.md"
+    page.write_bytes("# Café\n".encode())
+    assert read_page(vault, page, what="an article") == ("# Café\n".encode(), "# Café\n")
+    assert read_page(vault, vault.articles / "Gone.md", what="an article") is None
+
+
+def test_a_page_that_is_not_utf8_is_refused_naming_the_file_and_the_fix(vault: Vault) -> None:
+    page = vault.articles / "Latin.md"
+    page.write_bytes(b"# Caf\xe9\n")
+    with pytest.raises(
+        RefusedFileError, match=r"^articles/Latin\.md: not UTF-8 text; save it as UTF-8$"
+    ):
+        read_page(vault, page, what="an article")
