@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from dreaming.article.markup import MARKER
 from dreaming.article.words import STOPWORDS, content_words, sentences, stem, stems, words
@@ -175,26 +176,47 @@ def unstated_kind(sentence: str, runs: Sequence[list[str]], named: set[str]) -> 
     within `PLACE` consecutive excerpt sentences that name the subject. Words beside
     the name are not enough (the person's question "a tool to manage my project" makes
     no "project management tool" of it): the kind must be the excerpt's own."""
-    found = _KIND.match(sentence)
-    if not named or found is None or not named <= _plainstems(found.group(1)):
+    found = kind_of(sentence)
+    if not named or found is None or not named <= _plainstems(found[0]):
         return None
-    said = _plain_words(found.group(2))
-    # "a set of workers" puts it among workers: the kind is what follows the "of".
-    if len(said) > 2 and said[0] in _COLLECTIVE and said[1] == "of":
-        said = said[2:]
-    kind: list[str] = []
-    for word in said:
-        if word in _KIND_ENDS:
-            break
-        kind.append(word)
-    if not kind:
-        return None
+    kind = found.words
     stems = [stem(w) for w in kind]
     for i in range(len(runs)):
         window = [w for run in runs[i : i + PLACE] for w in (*run, "")]
         if named <= set(window) and _holds(window, stems):
             return None
     return f"calls the subject a {' '.join(kind)}, which the excerpt never does"
+
+
+class Kind(NamedTuple):
+    """What a sentence putting something in a kind says: "Beads is a git-backed issue
+    tracker for agents" → ("Beads", ["git", "backed", "issue", "tracker"],
+    "git-backed issue tracker")."""
+
+    subject: str
+    words: list[str]
+    phrase: str
+    """The kind as written."""
+
+
+def kind_of(sentence: str) -> Kind | None:
+    """The kind a sentence of the form "X is a …" puts X in, or None."""
+    found = _KIND.match(sentence)
+    if found is None:
+        return None
+    tokens = found.group(2).split()
+    # "a set of workers" puts it among workers: the kind is what follows the "of".
+    if len(tokens) > 2 and tokens[0].lower() in _COLLECTIVE and tokens[1].lower() == "of":
+        tokens = tokens[2:]
+    said: list[str] = []
+    kept: list[str] = []
+    for token in tokens:
+        plain = _plain_words(token)
+        if not plain or plain[0] in _KIND_ENDS:
+            break
+        said += plain
+        kept.append(token.strip("\"'*_`"))
+    return Kind(found.group(1), said, " ".join(kept)) if said else None
 
 
 def _holds(words: Sequence[str], phrase: Sequence[str]) -> bool:

@@ -278,6 +278,11 @@ def _shown(m: re.Match[str]) -> str:
     return " " + (alias if bar and alias.strip() else target.split("#")[0].replace("_", " "))
 
 
+def unlinked(text: str) -> str:
+    """`text` with every wikilink as the reader sees it (`[[Stem|surface]]` is `surface`)."""
+    return WIKILINK.sub(lambda m: _shown(m)[1:], text)
+
+
 def text_units(line: str) -> int:
     """How much text a line holds, in words, for every script.
 

@@ -20,6 +20,7 @@ import yaml
 from dreaming import frontmatter, languages
 from dreaming.article.fences import FenceBlock, fence_blocks, line_content, split_lines
 from dreaming.article.schematic import PLACEHOLDERS, SLOTS
+from dreaming.policy.schemas import FIELD_TYPES
 from dreaming.resources import data_dir
 
 MAX_BYTES = 256 * 1024
@@ -49,7 +50,6 @@ OPTIONAL_BLOCKS: dict[str, tuple[str, ...]] = {"Article_Conventions": (languages
 was shipped stays in force without it)."""
 
 CHUNKING_SETTINGS = ("min_messages", "max_messages", "label_min_words", "label_max_words")
-FIELD_TYPES = ("text", "list", "link")
 _NUMBER = re.compile(r"[0-9]{1,6}")
 _FIELD = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _BUCKET = re.compile(r"_[a-z0-9_]{1,63}")

@@ -20,7 +20,9 @@ from dreaming.policy.pages import Policy
 from dreaming.vault import Vault
 from stages.runner.write import Outcome, Writer
 
-StageName = Literal["segment", "extract", "bucket", "resolve", "synthesize", "link", "editorial"]
+StageName = Literal[
+    "segment", "extract", "bucket", "resolve", "synthesize", "reconcile", "link", "editorial"
+]
 """The stages, in the order a night runs them (INGEST runs before them)."""
 
 UnitStatus = Literal["done", "failed", "rejected"]
@@ -49,6 +51,9 @@ class UnitResult:
     its writes hold): the runner applies them after committing the unit's writes, in
     the transaction that records the unit, so a run killed in between never leaves the
     ledger claiming what history lacks, nor a unit half stored."""
+    unresolved: tuple[str, ...] = ()
+    """What a done unit found and could not settle, each one line with its citations:
+    the run report lists them for the person."""
 
 
 def unwritten(outcome: Outcome) -> UnitResult | None:

@@ -48,6 +48,7 @@ from stages.editorial.stage import EditorialStage
 from stages.extract import ExtractStage
 from stages.jobs.ingest import IngestReport, ingest
 from stages.link import LinkStage
+from stages.reconcile import ReconcileStage
 from stages.resolve import ResolveStage
 from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 from stages.runner.report import NightReport, StageReport, WrittenArticle, render, report_path
@@ -61,10 +62,12 @@ STAGES: tuple[Stage, ...] = (
     BucketStage(),
     ResolveStage(),
     SynthesizeStage(),
+    ReconcileStage(),
     LinkStage(),
     EditorialStage(),
 )
-"""The stages of a night, in order (LINK and EDITORIAL's merge proposals call no model)."""
+"""The stages of a night, in order (LINK and EDITORIAL's merge proposals call no model,
+RECONCILE only where an article's infobox lacks what its sentences propose)."""
 
 
 class App(Protocol):
@@ -190,7 +193,7 @@ def run_stage(
             )
             if result.status == "done":
                 unit_policy.record(ctx.ledger, stage.name, unit.key, pages)
-        report.count(unit.label or unit.key, result)
+        report.count(unit.label or unit.key, result, unit.key)
     if progress is not None:
         progress(stage.name, len(todo) - report.left, len(todo), "")
     return report

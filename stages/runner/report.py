@@ -49,8 +49,12 @@ class StageReport:
     """Why the model could not load: the stage stopped at its first unit that asked."""
     failures: list[tuple[str, str]] = field(default_factory=list)
     """(unit, one-line reason) of every failed or rejected unit."""
+    unresolved: list[tuple[str, str]] = field(default_factory=list)
+    """(unit key, what) a done unit could not settle (RECONCILE's disagreements, keyed
+    on the article's stem)."""
 
-    def count(self, unit: str, result: UnitResult) -> None:
+    def count(self, unit: str, result: UnitResult, key: str = "") -> None:
+        self.unresolved += [(key or unit, what) for what in result.unresolved]
         if result.status == "done":
             self.done += 1
             return
@@ -201,6 +205,10 @@ def section(report: NightReport) -> str:
     lines += _listed(
         "Proposed on Talk pages (yours to act on)",
         [f"[[Talk/{stem}|Talk: {_plain(title_for_stem(stem))}]]" for stem in report.talk],
+    )
+    lines += _listed(
+        "Unresolved (the sources disagree; yours to settle)",
+        [f"{_link(u)}: {_plain(what)}" for s in report.stages for u, what in s.unresolved],
     )
     lines += _listed("Captured subjects", [_plain(name) for name in report.captured])
     failures = [

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from dreaming.article.cited import sentences
 from dreaming.article.fences import fence_blocks, line_content, split_lines
 from dreaming.article.markup import DEFINITION, MARKER, STUB_RE, atx_heading, markers, words
 from dreaming.article.schematic import leaks
@@ -176,38 +177,6 @@ def _closest(body: str, before: Sequence[tuple[frozenset[str], str]]) -> str | N
         if share > best:
             best, marks = share, then
     return marks if best >= SAME_SENTENCE else None
-
-
-_MARK_AT = re.compile(r"[ \t]{0,3}\[\^[^\[\]\s^]{1,40}\]")
-
-
-def sentences(text: str) -> list[tuple[str, str]]:
-    """(sentence, the markers right after it) in order: a sentence ends at `.`, `!` or `?`
-    (closing quotes and brackets included), then its markers, then a space or the end."""
-    out: list[tuple[str, str]] = []
-    start = i = 0
-    n = len(text)
-    while i < n:
-        if text[i] not in ".!?":
-            i += 1
-            continue
-        end = i + 1
-        while end < n and text[end] in ".!?\"')":
-            end += 1
-        j = end
-        while (m := _MARK_AT.match(text, j)) is not None:
-            j = m.end()
-        if j == n or text[j].isspace():
-            body = text[start:end].strip()
-            if body:
-                out.append((body, "".join(text[end:j].split())))
-            start = i = j
-        else:
-            i = end
-    tail = text[start:].strip()
-    if tail:
-        out.append((tail, ""))
-    return out
 
 
 def cite(sentence: str, labels: Sequence[str]) -> str:

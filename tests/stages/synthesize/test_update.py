@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from dreaming.article import LEAD, build, check, normalize, parse
+from dreaming.article.cited import sentences
 from dreaming.article.markup import Footnote
 from dreaming.article.sections import extract_section
 from dreaming.model import Completion, ModelCallError, Usage
@@ -22,7 +23,7 @@ from dreaming.model.constraint import Constraint
 from stages.prompts import update as prompt
 from stages.synthesize.sources import Source
 from stages.synthesize.update import Revision, revise
-from stages.synthesize.update_text import opening, relabel, sentences, top_label, usable
+from stages.synthesize.update_text import opening, relabel, top_label, usable
 from tests.support import best_seconds
 
 TITLE = "Shelf Bracket"
