@@ -131,6 +131,9 @@ def _type(plain: str, names: Sequence[str]) -> str | None:
         return None
     if len(kind.words) > TYPE_WORDS:
         return None
+    after = plain[plain.find(kind.phrase) + len(kind.phrase) :].lstrip()
+    if after[:1] in (",", ";", ":", "(") or after.split()[:1] in (["and"], ["or"]):
+        return None  # "a git-backed, Dolt-powered tracker": the kind was cut in half
     return kind.phrase
 
 

@@ -1,0 +1,194 @@
+"""RECONCILE's pure half: what a cited sentence proposes for an infobox field, how a
+superseded sentence is dated, and how judged proposals settle an article."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreaming.article import build, parse
+from dreaming.article.cited import Cited, cited_sentences
+from dreaming.article.fields import Proposal, propose
+from dreaming.article.history import as_of, month, with_trace
+from dreaming.article.markup import markers
+from dreaming.article.reconcile import settle
+from dreaming.policy.schemas import schema_fields
+from dreaming.resources import data_dir
+from tests.support import best_seconds
+
+PROJECT = (("type", "text"), ("status", "text"), ("uses", "link"), ("used_for", "text"))
+
+
+def cited(sentence: str, date: str = "2026-03-01", label: str = "1") -> Cited:
+    return Cited("", sentence, (label,), date)
+
+
+def proposed(
+    sentence: str, others: dict[str, tuple[str, ...]] | None = None
+) -> set[tuple[str, str]]:
+    found = propose([cited(sentence)], ("Garden Shed",), PROJECT, others or {})
+    return {(p.field, p.value) for p in found}
+
+
+def test_a_kind_after_the_subjects_name_proposes_a_type() -> None:
+    assert proposed("Garden Shed is a small wooden building.") == {
+        ("type", "small wooden building")
+    }
+
+
+def test_a_kind_of_something_else_proposes_no_type() -> None:
+    assert proposed("The shed door is a sliding door.") == set()
+
+
+def test_a_kind_cut_at_a_comma_is_no_type() -> None:
+    assert proposed("Garden Shed is a wooden, insulated building.") == set()
+
+
+def test_a_long_kind_is_no_type() -> None:
+    assert proposed("Garden Shed is a very small green and wooden storage building.") == set()
+
+
+def test_a_status_word_proposes_that_position() -> None:
+    assert proposed("The shed was finished in June.") == {("status", "finished")}
+
+
+def test_a_status_word_in_a_sentence_about_something_else_proposes_nothing() -> None:
+    assert proposed("The fence was finished in June.") == set()
+
+
+def test_a_relationship_names_only_an_article_after_its_cue() -> None:
+    others = {"Cedar": ("cedar wood",), "Oak": ()}
+    said = proposed("Oak trees shade the shed, which uses cedar wood.", others)
+    assert said == {("uses", "[[Cedar]]")}
+
+
+def test_used_for_copies_the_words_up_to_the_clause_end() -> None:
+    assert ("used_for", "storing bikes") in proposed(
+        "The shed is used for storing bikes and tools."
+    )
+
+
+def test_month_reads_only_a_real_month() -> None:
+    assert (month("2026-03-14"), month("2026-13-01"), month("soon")) == ("March 2026", "", "")
+
+
+def test_as_of_dates_a_present_tense_sentence_and_lowers_only_a_non_name() -> None:
+    assert as_of("The shed is planned.", "2026-03-01") == "As of March 2026, the shed is planned."
+    assert as_of("Anna plans to paint it.", "2026-03-01", {"Anna"}) == (
+        "As of March 2026, Anna plans to paint it."
+    )
+
+
+def test_as_of_leaves_a_past_or_dated_sentence() -> None:
+    assert as_of("The shed was planned.", "2026-03-01") == "The shed was planned."
+    dated = "As of May 2026, the shed is planned."
+    assert as_of(dated, "2026-03-01") == dated
+
+
+def test_the_trace_replaces_only_its_own_lines() -> None:
+    body = "It was first drawn on a napkin.[^4]\n\n- March 2026: planned.[^1]"
+    assert with_trace(body, ["- May 2026: finished.[^2]"]) == (
+        "It was first drawn on a napkin.[^4]\n\n- May 2026: finished.[^2]"
+    )
+
+
+def test_cited_sentences_carry_their_newest_sources_date() -> None:
+    text = build(
+        "Shed",
+        lead="The shed is done.[^1][^2]",
+        sections=[
+            (
+                "References",
+                "[^1]: `conv:aaaa1111` (2026-01-01, chatgpt) — a\n"
+                "[^2]: `conv:bbbb2222` (2026-02-01, chatgpt) — b",
+            )
+        ],
+    )
+    assert cited_sentences(parse(text)) == [
+        Cited("", "The shed is done.", ("1", "2"), "2026-02-01")
+    ]
+
+
+def test_the_shipped_schema_page_gives_each_kind_its_fields() -> None:
+    page = (data_dir("meta_templates") / "Infobox_Schemas.md").read_text(encoding="utf-8")
+    fields = schema_fields(page)
+    assert set(fields) == {"thing", "person", "domain", "project", "standard"}
+    assert ("made_by", "link") in fields["thing"]
+
+
+def test_a_list_field_only_grows() -> None:
+    box = {"kind": "project", "uses": "[[Pine]]"}
+    article = parse(build("Shed", lead="x", sections=[], infobox=box))
+    oak = Proposal("uses", "[[Oak]]", cited("The shed uses Oak."))
+    out = settle(article, PROJECT, [oak], {"uses": {"[[Oak]]"}})
+    assert dict(parse(out.text).infobox or ())["uses"] == "[[Pine]], [[Oak]]"
+
+
+def test_an_article_without_an_infobox_is_left_as_it_is() -> None:
+    text = build("Shed", lead="The shed is done.[^1]", sections=[])
+    done = Proposal("status", "finished", cited("The shed is done."))
+    assert settle(parse(text), PROJECT, [done], {"status": {"finished"}}).text == text
+
+
+_SENTENCE = st.sampled_from(
+    [
+        "The shed is planned for spring.",
+        "Work on the shed started in May.",
+        "The shed was finished in June.",
+        "The shed is on hold.",
+        "Anna gave up on the shed.",
+        "The shed is used for storing bikes.",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(_SENTENCE, st.integers(1, 12)), min_size=1, max_size=5),
+    st.booleans(),
+)
+def test_settling_keeps_every_marker_and_every_word_it_did_not_date(
+    said: list[tuple[str, int]], yes: bool
+) -> None:
+    lines = [f"{s}[^{i + 1}]" for i, (s, _) in enumerate(said)]
+    refs = "\n".join(
+        f"[^{i + 1}]: `conv:{i + 1:08x}` (2026-{m:02d}-01, chatgpt) — t"
+        for i, (_, m) in enumerate(said)
+    )
+    text = build(
+        "Shed",
+        lead="Shed is a hut.[^1]",
+        sections=[("Story", " ".join(lines)), ("References", refs)],
+        infobox={"kind": "project"},
+    )
+    article = parse(text)
+    found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
+    derivable: dict[str, set[str]] = {name: set() for name, _ in PROJECT}
+    for p in found:
+        derivable[p.field].add(p.value)
+    out = settle(article, PROJECT, found if yes else [], derivable).text
+    assert sorted(set(markers(out))) == sorted(set(markers(text)))
+    story = parse(out).section("Story")
+    assert story is not None
+    undated = re.sub(r"As of \w+ \d{4}, (\w)", lambda m: m.group(1), story.body)
+    assert undated.casefold() == " ".join(lines).casefold()
+
+
+def test_settling_a_long_article_takes_time_in_proportion() -> None:
+    def timed(n: int) -> float:
+        body = " ".join(f"The shed is planned for week {i}.[^1]" for i in range(n))
+        refs = "[^1]: `conv:aaaa1111` (2026-01-01, chatgpt) — t"
+        article = parse(
+            build(
+                "Shed",
+                lead="x",
+                sections=[("S", body), ("References", refs)],
+                infobox={"kind": "project"},
+            )
+        )
+        found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
+        return best_seconds(lambda _: settle(article, PROJECT, found, {"status": {"planned"}}), "")
+
+    assert timed(800) < 20 * timed(100) + 0.05
