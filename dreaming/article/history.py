@@ -21,7 +21,12 @@ TRACE = re.compile(rf"^- (?:{_MONTH}) \d{{4}}: [a-z][a-z ]{{0,40}}\.(?:\[\^[^\[\
 _DATED = re.compile(rf"^(?:As of|In|By|Since|Until) (?:(?:{_MONTH}) )?\d{{4}}\b")
 _AS_OF = re.compile(rf"^As of (?:{_MONTH}) \d{{4}}, ")
 _PRESENT = re.compile(
-    r"\b(?:is|are|am|will|plans?|intends?|remains?|stays?|still)\b", re.IGNORECASE
+    r"\b(?:is|are|am|will|plans?|intends?|remains?|stays?|still|now)\b", re.IGNORECASE
+)
+_PAST = re.compile(
+    r"\b(?:was|were|had|did|\w{2,}ed|chose|made|went|took|got|bought|built|wrote|began|"
+    r"became|gave|found|kept|left|sold|told|thought|ran|said|switched|moved)\b",
+    re.IGNORECASE,
 )
 
 
@@ -40,13 +45,14 @@ def is_dated(sentence: str) -> bool:
 
 
 def as_of(sentence: str, date: str, names: Collection[str] = ()) -> str:
-    """A sentence stating a position in the present tense ("is planned", "will start"),
-    scoped to the month of `date`; unchanged when it is in the past tense (it says when
-    it held already), is dated, or the date is no date. Only the first word's case may
+    """A sentence stating a position in the present tense ("is planned", "feeds it rye"),
+    scoped to the month of `date`; unchanged when it is in the past tense ("was planned",
+    "chose oak": it says when it held already), is dated, or the date is no date. Only the first word's case may
     change: it takes a small letter unless it is one of `names` (words written with a
     capital inside sentences: names) or has a capital past its first letter ("GitHub")."""
     when = month(date)
-    if not when or is_dated(sentence) or not _PRESENT.search(sentence):
+    past = not _PRESENT.search(sentence) and _PAST.search(sentence)
+    if not when or is_dated(sentence) or past:
         return sentence
     first, space, rest = sentence.partition(" ")
     if first not in names and first[1:] == first[1:].lower():

@@ -12,7 +12,7 @@ unresolved, not forced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dreaming.article.cited import sentences
@@ -20,6 +20,7 @@ from dreaming.article.document import LEAD, Article, Section, infobox_malformed,
 from dreaming.article.fields import STATUS, Proposal
 from dreaming.article.history import HISTORY, as_of, trace_line, with_trace
 from dreaming.article.keep import Part
+from dreaming.article.markup import MARKER
 from dreaming.article.titles import heading_key
 
 
@@ -139,7 +140,7 @@ def _dated(
     touched: list[str] = []
     headings = [LEAD, *(s.heading for s in article.sections)]
     bodies = [article.lead, *(s.body for s in article.sections)]
-    names = _capitalised(bodies) | set((article.title or "").split())
+    names = names_in(bodies) | set((article.title or "").split())
     for p in older:
         at = next(
             (
@@ -172,7 +173,21 @@ def _dated(
     return out, list(dict.fromkeys(touched))
 
 
-def _capitalised(blocks: Sequence[str]) -> set[str]:
+def date_block(block: str, dates: Mapping[str, str], names: Collection[str]) -> str:
+    """Each cited present-tense sentence of `block` scoped to the month of its newest
+    source (`dates`: footnote label → YYYY-MM-DD): what a changed position does to the
+    text it supersedes. Words, markers and every other byte stay."""
+    out = block
+    for sentence, marks in sentences(block):
+        labels = MARKER.findall(marks)
+        when = max((dates.get(label, "") for label in labels), default="")
+        dated = as_of(sentence, when, names) if labels else sentence
+        if dated != sentence:
+            out = out.replace(sentence, dated, 1)
+    return out
+
+
+def names_in(blocks: Sequence[str]) -> set[str]:
     """The words the blocks write with a capital where no sentence starts: names."""
     return {
         word

@@ -1,10 +1,10 @@
 """SYNTHESIZE UPDATE's questions: does this delta update this section (yes/no), is it
 substantive (yes/no), does it contradict the section (yes/no), was the earlier
-statement a changed position or a mistake (one word), and the two pieces of prose
-(a replacement section, one History sentence).
+statement a changed position or a mistake (one word), and the one piece of prose of
+its own (a section corrected; what a delta adds is drafted with CREATE's prompt).
 
 A model never sees a whole article: a routing question shows one section's opening
-and the delta's labels; a drafting call shows one section and the numbered excerpts.
+and the delta's labels; a correcting call shows one section and the numbered excerpts.
 Sources are always listed oldest first, so "the later one wins" needs no dates read.
 Schematic only: no real names, products, figures or dates, because a small model
 copies concrete example values into its answers.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-VERSION = "update-2"
+VERSION = "update-3"
 
 NO_COPY = "Never copy wording from these instructions into your answer."
 YES_NO = "Answer with one word: yes or no."
@@ -99,8 +99,7 @@ def kind(title: str, heading: str, section: str, excerpts: str) -> str:
 
 
 DRAFT_SYSTEM = (
-    "You rewrite one part of a personal wiki article so that it includes new "
-    "conversation excerpts. Write plain prose stating what the excerpts establish about "
+    "You correct one part of a personal wiki article with new conversation excerpts. Write plain prose stating what the excerpts establish about "
     "the subject (the cause, the answer or fix, the exact command, name or number), one "
     "paragraph a line, no heading, no list of sources, no links. Say the person chose or "
     "decided something only where an excerpt shows them doing so; never state an option "
@@ -127,25 +126,7 @@ def draft(
     )
 
 
-CHANGED_NOTE = (
-    "The person changed their position: write what holds now; the earlier position "
-    "goes into the article's History section, not here.\n\n"
-)
 MISTAKE_NOTE = (
     "The current text contains a mistake that a newer excerpt corrects: write the "
     "corrected text and leave the wrong statement out.\n\n"
 )
-
-HISTORY_SYSTEM = (
-    "You write one sentence for the History section of a personal wiki article: how "
-    "the person's position changed, saying what they held before and what they hold "
-    "now, in the past tense. One line, no heading, no markers, no dates. " + NO_COPY
-)
-
-
-def history(title: str, heading: str, section: str, excerpts: str) -> str:
-    return (
-        f"Part: {_place(title, heading)}.\nEarlier text:\n<<<\n{section}\n>>>\n\n"
-        f"Newer excerpts (oldest first):\n<<<\n{excerpts}\n>>>\n\n"
-        "The sentence:"
-    )

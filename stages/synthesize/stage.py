@@ -62,7 +62,10 @@ class SynthesizeStage:
                         (
                             mode,
                             *(f"{s.chunk_id}\x01{s.label}\x01{s.text}" for s in sources),
-                            update_prompt.VERSION if mode == "update" else create_prompt.VERSION,
+                            # UPDATE drafts what a delta adds with CREATE's prompt.
+                            f"{update_prompt.VERSION}+{create_prompt.VERSION}"
+                            if mode == "update"
+                            else create_prompt.VERSION,
                             kinds,
                             ctx.settings.model,
                         )
@@ -209,7 +212,9 @@ def _update(
         edit = Edit(stem, text, checksum(before), stage="synthesize", unit=key)
         return edit, [s.chunk_id for s in sources], None
     try:
-        revision = update.revise(ctx.model(), text, title_for_stem(stem), fresh, unit=key)
+        revision = update.revise(
+            ctx.model(), text, title_for_stem(stem), fresh, unit=key, language=_language(ctx)
+        )
     except ModelCallError as e:
         return UnitResult("failed", str(e))
     if revision is None:

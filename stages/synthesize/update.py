@@ -2,22 +2,28 @@
 
 Shaped for a small model that judges yes/no well and writes structure badly:
 
-- ROUTE: one constrained yes/no per section (the lead included; History and the
-  structural tails excluded) over the section's opening and the delta's labels.
-- PATCH: each yes section gets ONE replacement drafted from the whole delta. The
-  model sees the section and the excerpts numbered; code maps its `[N]` back to
-  footnote labels, cites every new paragraph, writes the definition lines and
-  swaps exactly that section, leaving every other byte as it was.
-- Contradictions: a yes/no, then one Choice. A changed position keeps a `## History`
-  line citing the earlier and the newer sources (the default when unsure); a
-  mistake is corrected silently, and a citation it no longer needs may go.
+- ROUTE: one constrained yes/no per body section (the lead, History and the structural
+  tails excluded: the lead is what the article is, the rest is the grammar's) over the
+  section's opening and the delta's labels.
+- ADD: each yes section gets what the delta establishes, drafted as CREATE drafts, one
+  short paragraph an excerpt from that excerpt alone, every sentence checked against
+  it (dreaming.article.claims), code appending its marker; a sentence that adds no word
+  the section does not say already is left out. The section's text stays byte for
+  byte: a small model asked to rewrite a section dropped its markers, echoed the
+  prompt, or carried a new word into an old fact ("40 pine boards" became "40 cedar
+  boards").
+- Contradictions: a yes/no, then one Choice. A changed position scopes each of the
+  section's present-tense sentences to the month of its source ("As of March 2026, …")
+  before the new paragraph (the default when unsure); a mistake is corrected by one
+  replacement of the section (the wrong statement and a citation it no longer needs
+  may go), and where that replacement is unusable the new paragraph is added instead.
 - All no: a yes/no "substantive?"; yes makes a new section named from the delta's
   labels by code, never a silent drop.
 
-An answer that is no section prose leaves its section as it was, and a section
-whose change the write gate would refuse is left out, so what comes back passes
-the gate. ModelCallError (a runaway draft) costs only its section; a yes/no or
-Choice the seam cannot give, and BudgetExhausted, propagate.
+An answer that is no prose leaves its section as it was, and a section whose change
+the write gate would refuse is left out, so what comes back passes the gate.
+ModelCallError (a runaway draft) costs only its paragraph; a yes/no or Choice the seam
+cannot give, and BudgetExhausted, propagate.
 """
 
 from __future__ import annotations
@@ -26,15 +32,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from dreaming.article import LEAD, Article, Part, check, normalize, parse, stem_for_title
+from dreaming.article import Article, Part, check, claims, normalize, parse, stem_for_title
 from dreaming.article.document import NOTES, REFERENCES, SEE_ALSO, tail_rank
 from dreaming.article.fences import detect_eol
 from dreaming.article.markup import conv_hashes, definitions, markers, parse_footnote, words
-from dreaming.article.queries import article_markers, prose
+from dreaming.article.queries import article_markers, footnote_defs, prose
+from dreaming.article.reconcile import date_block, names_in
 from dreaming.article.sections import add_section, replace_section
 from dreaming.article.titles import heading_key
+from dreaming.article.words import content_words, sentences
+from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Constraint, Lines, ModelCallError, TextModel
+from stages.prompts import create as create_prompt
 from stages.prompts import update as prompt
+from stages.synthesize.proto import clean_draft
 from stages.synthesize.sources import Source, numbered
 from stages.synthesize.update_text import (
     WORDS_PER_SOURCE,
@@ -55,8 +66,11 @@ HISTORY = "History"
 YES_NO = Choice(("yes", "no"))
 KIND = Choice(prompt.KIND_OPTIONS)
 PROSE = Lines(max_lines=6, max_chars=600)
-"""A replacement: a few paragraphs, one a line; the bound ends a ramble in decoding."""
-SENTENCE = Lines(max_lines=1, max_chars=400)
+"""A corrected section: a few paragraphs, one a line; the bound ends a ramble in decoding."""
+PARAGRAPH = Lines(max_lines=1, max_chars=480)
+"""One drafted paragraph, as CREATE drafts it."""
+NEW_WORDS = 1
+"""Content words a drafted sentence must add to what the section says to be added."""
 EXCERPT_CHARS = 6000
 """All excerpts of one drafting prompt together: about 1.5k tokens, which a small
 model on a CPU reads in seconds."""
@@ -89,7 +103,6 @@ class _Change:
     heading: str
     body: str
     new: bool = False
-    history: str | None = None
 
 
 class _Ask:
@@ -124,6 +137,7 @@ def revise(
     *,
     unit: str,
     stage: str = "synthesize",
+    language: Language = ENGLISH,
 ) -> Revision | None:
     """The article `text` updated with the whole delta `sources` (oldest first); None when
     the delta changes nothing (all-no and not substantive, or nothing usable drafted).
@@ -145,16 +159,15 @@ def revise(
     ]
     changes: list[_Change] = []
     for target in routed:
-        change = _rewrite(ask, article, title, target, sources, fresh)
+        change = _revised(ask, article, title, target, sources, fresh, language)
         if change is not None:
             changes.append(change)
     if not routed and ask.yes(prompt.SUBSTANTIVE_SYSTEM, prompt.substantive(title, gists)):
         taken = [s.heading for s in article.sections] + [SEE_ALSO, NOTES, REFERENCES, HISTORY]
-        change = _new_section(
-            ask, title, heading_from([s.label for s in sources], taken), sources, fresh
-        )
-        if change is not None:
-            changes.append(change)
+        heading = heading_from([s.label for s in sources], taken)
+        paras = [] if heading is None else _drafted(ask, title, heading, sources, fresh, language)
+        if heading is not None and paras:
+            changes.append(_Change(heading, "\n\n".join(paras), new=True))
     return _settle(text, title, changes, sources, fresh)
 
 
@@ -165,13 +178,14 @@ def _gist(source: Source) -> str:
 
 
 def _targets(article: Article) -> list[_Target]:
-    """The lead and every `##` body section but History: a History line records a
-    change, so rewriting it toward the latest statement would erase the trace."""
-    out = [_target(LEAD, split_body(article.lead, lead=True))]
-    for s in article.sections:
-        if s.level == 2 and not tail_rank(s) and heading_key(s.heading) != heading_key(HISTORY):
-            out.append(_target(s.heading, split_body(s.body)))
-    return out
+    """Every `##` body section but History: a History line records a change, so adding
+    to it would blur the trace; the lead says what the subject is, and a delta adds to
+    the body (a stub with no section gets a new one)."""
+    return [
+        _target(s.heading, split_body(s.body))
+        for s in article.sections
+        if s.level == 2 and not tail_rank(s) and heading_key(s.heading) != heading_key(HISTORY)
+    ]
 
 
 def _target(heading: str, split: Split) -> _Target:
@@ -203,71 +217,102 @@ def _earlier(article: Article, labels: Sequence[str]) -> list[str]:
     return out
 
 
-def _rewrite(
+def _revised(
     ask: _Ask,
     article: Article,
     title: str,
     target: _Target,
     sources: Sequence[Source],
     fresh: Sequence[str],
+    language: Language,
 ) -> _Change | None:
     k = len(target.labels)
-    shown = show_markers(target.split.intro, {lb: i for i, lb in enumerate(target.labels, 1)})
     excerpts = _excerpts(sources, k + 1)
     mode: Mode = "add"
     if target.split.intro and not ask.yes(
         prompt.CONFLICT_SYSTEM, prompt.agrees(show_markers(target.split.intro, {}), excerpts)
     ):
+        shown = show_markers(target.split.intro, {lb: i for i, lb in enumerate(target.labels, 1)})
         said = ask.answer(
             prompt.KIND_SYSTEM, prompt.kind(title, target.heading, shown, excerpts), KIND
         )
         mode = "mistake" if said == "mistake" else "changed"
-    note = {"add": "", "changed": prompt.CHANGED_NOTE, "mistake": prompt.MISTAKE_NOTE}[mode]
+    if mode == "mistake":
+        corrected = _corrected(ask, article, title, target, excerpts, fresh)
+        if corrected is not None:
+            return corrected
+    paras = _drafted(ask, title, target.heading, sources, fresh, language, target.split.intro)
+    if not paras:
+        return None
+    intro = target.split.intro
+    if mode == "changed":
+        dates = {str(f.number): f.date for f in footnote_defs(article)}
+        intro = date_block(intro, dates, names_in([article.lead, intro]))
+    eol = article.eol
+    added = (eol + eol).join(paras)
+    body = f"{intro.rstrip()}{eol}{eol}{added}" if intro.strip() else added
+    return _Change(target.heading, join_body(target.split, body, eol))
+
+
+def _drafted(
+    ask: _Ask,
+    title: str,
+    heading: str,
+    sources: Sequence[Source],
+    fresh: Sequence[str],
+    language: Language,
+    said: str = "",
+) -> list[str]:
+    """One paragraph a source, drafted from it alone as CREATE drafts and cited with its
+    label by code: the sentences its excerpt holds that add words `said` (the section's
+    text) and the paragraphs before do not hold."""
+    have = content_words(said) | content_words(title)
+    out: list[str] = []
+    for source, label in zip(sources, fresh, strict=True):
+        user = create_prompt.draft(title, heading, source.text, language.name)
+        answer = ask.prose(create_prompt.DRAFT_SYSTEM, user, PARAGRAPH)
+        paragraph = None if answer is None else clean_draft(answer, create_prompt.echoes(title))
+        if paragraph is None or not written_in(paragraph, language):
+            continue
+        kept = claims.keep_supported(sentences(paragraph), source.text, title)
+        new = [x for x in sentences(kept.text) if len(content_words(x) - have) >= NEW_WORDS]
+        if new:
+            out.append(cite(" ".join(new), [label]))
+            have |= content_words(" ".join(new))
+    return out
+
+
+def _corrected(
+    ask: _Ask,
+    article: Article,
+    title: str,
+    target: _Target,
+    excerpts: str,
+    fresh: Sequence[str],
+) -> _Change | None:
+    """The section replaced by one that leaves the mistake out, or None when the model's
+    replacement is no section prose or cites nothing new."""
+    k = len(target.labels)
+    shown = show_markers(target.split.intro, {lb: i for i, lb in enumerate(target.labels, 1)})
     user = prompt.draft(
-        title, target.heading, shown, _earlier(article, target.labels), excerpts, note
+        title,
+        target.heading,
+        shown,
+        _earlier(article, target.labels),
+        excerpts,
+        prompt.MISTAKE_NOTE,
     )
     answer = ask.prose(prompt.DRAFT_SYSTEM, user, PROSE)
-    limit = words(target.split.intro) + WORDS_PER_SOURCE * len(sources) + 50
-    paras = None if answer is None else usable(answer, k + len(sources), limit, shown)
+    limit = words(target.split.intro) + WORDS_PER_SOURCE * len(fresh) + 50
+    paras = None if answer is None else usable(answer, k + len(fresh), limit, shown)
     if paras is None:
         return None
     labels = {i: lb for i, lb in enumerate(target.labels, 1)}
     labels |= {k + 1 + j: lb for j, lb in enumerate(fresh)}
     intro = relabel(paras, labels, fresh, target.split.intro)
-    cited = set(markers(intro))
-    new_cited = [lb for lb in fresh if lb in cited]
-    if not new_cited:
+    if not any(lb in set(markers(intro)) for lb in fresh):
         return None
-    lost = [lb for lb in target.labels if lb not in cited]
-    history = None
-    if mode == "changed":
-        said_before = ask.prose(
-            prompt.HISTORY_SYSTEM,
-            prompt.history(title, target.heading, shown, excerpts),
-            SENTENCE,
-        )
-        line = None if said_before is None else usable(said_before, k + len(sources), 80)
-        if line is None:
-            return None
-        history = cite(line[0], [*target.labels, *new_cited])
-    elif lost and mode == "add":
-        return None
-    return _Change(target.heading, join_body(target.split, intro, article.eol), history=history)
-
-
-def _new_section(
-    ask: _Ask, title: str, heading: str | None, sources: Sequence[Source], fresh: Sequence[str]
-) -> _Change | None:
-    if heading is None:
-        return None
-    user = prompt.draft(title, heading, "", [], _excerpts(sources, 1), "")
-    answer = ask.prose(prompt.DRAFT_SYSTEM, user, PROSE)
-    limit = WORDS_PER_SOURCE * len(sources) + 50
-    paras = None if answer is None else usable(answer, len(sources), limit)
-    if paras is None:
-        return None
-    labels = {1 + j: lb for j, lb in enumerate(fresh)}
-    return _Change(heading, relabel(paras, labels, fresh, ""), new=True)
+    return _Change(target.heading, join_body(target.split, intro, article.eol))
 
 
 def _settle(
@@ -309,10 +354,6 @@ def _apply(
         else:
             out = replace_section(out, c.heading, c.body)
         touched.append(c.heading)
-    entries = [c.history for c in changes if c.history is not None]
-    if entries:
-        out = _with_history(out, entries, eol)
-        touched.append(HISTORY)
     before = set(article_markers(parse(text)))
     now = set(article_markers(parse(out)))
     add = [s.footnote(int(lb)).line() for s, lb in zip(sources, fresh, strict=True) if lb in now]
@@ -326,12 +367,3 @@ def _apply(
         touched.append(REFERENCES)
     dropped = conv_hashes(prose(parse(text))) - conv_hashes(prose(parse(out)))
     return Revision(out, tuple(dict.fromkeys(touched)), tuple(sorted(dropped)))
-
-
-def _with_history(text: str, entries: Sequence[str], eol: str) -> str:
-    block = (eol + eol).join(entries)
-    section = parse(text).section(HISTORY)
-    if section is None:
-        return add_section(text, f"## {HISTORY}\n\n{block}\n")
-    body = f"{section.body}{eol}{eol}{block}" if section.body else block
-    return replace_section(text, section.heading, body)

@@ -1,6 +1,6 @@
 """The self-healing pair, through SYNTHESIZE and the write door: a later conversation
-contradicts an earlier one. A position the person changed keeps a `## History` line
-citing both; an earlier mistake is corrected silently.
+contradicts an earlier one. A position the person changed keeps the earlier sentence,
+scoped to when it held, before the newer one; an earlier mistake is corrected silently.
 
 The model answers by rule (`Editor` of tests/stages/synthesize/test_update.py): it
 routes the delta to one section, says the delta disagrees with it, and calls the change
@@ -70,25 +70,24 @@ def night(vault: Vault, ledger: Ledger, editor: Editor) -> None:
     assert (report.done, report.failed, report.rejected) == (1, 0, 0), report.failures
 
 
-def test_a_changed_position_is_rewritten_and_keeps_a_history_line_citing_both(
+def test_a_changed_position_dates_the_earlier_sentence_and_adds_the_newer(
     vault: Vault, ledger: Ledger
 ) -> None:
     path, _ = earlier_article(vault, ledger)
     later_delta(ledger)
     editor = Editor(
         route={"Feeding"},
-        drafts={"Feeding": "The person feeds the starter whole rye flour.[2]"},
+        drafts={"Feeding": "The person feeds the starter whole rye flour now."},
         conflict="yes",
         kind="changed",
-        history="The person first fed the starter white flour, then switched to rye.",
     )
     night(vault, ledger, editor)
-    article = parse(path.read_text(encoding="utf-8"))
-    feeding, history = article.section("Feeding"), article.section("History")
+    feeding = parse(path.read_text(encoding="utf-8")).section("Feeding")
     assert feeding is not None
-    assert history is not None
-    assert "whole rye flour" in feeding.body
-    assert "white flour, then switched to rye" in history.body
+    assert feeding.body == (
+        "As of January 2026, the person feeds the starter white flour.[^1]\n\n"
+        "The person feeds the starter whole rye flour now.[^2]"
+    )
     text = path.read_text(encoding="utf-8")
     assert "`conv:aaaaaaaa`" in text
     assert "`conv:bbbbbbbb`" in text
@@ -101,7 +100,7 @@ def test_an_earlier_mistake_is_corrected_silently_with_no_history_line(
     later_delta(ledger)
     editor = Editor(
         route={"Feeding"},
-        drafts={"Feeding": "The person feeds the starter whole rye flour.[2]"},
+        corrections={"Feeding": "The person feeds the starter whole rye flour.[2]"},
         conflict="yes",
         kind="mistake",
     )

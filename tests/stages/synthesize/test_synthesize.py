@@ -264,7 +264,7 @@ def test_a_person_editing_the_article_while_it_is_revised_wins_and_the_unit_is_r
     article(vault).write_text("# Rye Flour\n\nA flour.\n", encoding="utf-8")
     mine = "# Rye Flour\n\nA flour I like.\n"
 
-    def revise(model: object, text: str, title: str, sources: object, *, unit: str) -> Revision:
+    def revise(model: object, text: str, title: str, sources: object, **_: object) -> Revision:
         article(vault).write_text(mine, encoding="utf-8")
         return Revision(text.replace("A flour.", "A flour, revised."), ("",))
 
@@ -283,7 +283,7 @@ def test_an_existing_article_goes_to_update_with_its_checksum_as_the_base(
     article(vault).write_text(base, encoding="utf-8")
     seen: list[tuple[str, list[str]]] = []
 
-    def revise(model: object, text: str, title: str, sources: list[Source], *, unit: str) -> None:
+    def revise(model: object, text: str, title: str, sources: list[Source], **_: object) -> None:
         seen.append((title, [s.chunk_id for s in sources]))
 
     monkeypatch.setattr(update, "revise", revise)
