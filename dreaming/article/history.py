@@ -47,9 +47,10 @@ def is_dated(sentence: str) -> bool:
 def as_of(sentence: str, date: str, names: Collection[str] = ()) -> str:
     """A sentence stating a position in the present tense ("is planned", "feeds it rye"),
     scoped to the month of `date`; unchanged when it is in the past tense ("was planned",
-    "chose oak": it says when it held already), is dated, or the date is no date. Only the first word's case may
-    change: it takes a small letter unless it is one of `names` (words written with a
-    capital inside sentences: names) or has a capital past its first letter ("GitHub")."""
+    "chose oak": it says when it held already), is dated, or the date is no date. Only
+    the first word's case may change: it takes a small letter unless it is one of
+    `names` (words written with a capital inside sentences: names) or has a capital past
+    its first letter ("GitHub")."""
     when = month(date)
     past = not _PRESENT.search(sentence) and _PAST.search(sentence)
     if not when or is_dated(sentence) or past:

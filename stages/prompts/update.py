@@ -99,7 +99,8 @@ def kind(title: str, heading: str, section: str, excerpts: str) -> str:
 
 
 DRAFT_SYSTEM = (
-    "You correct one part of a personal wiki article with new conversation excerpts. Write plain prose stating what the excerpts establish about "
+    "You correct one part of a personal wiki article with new conversation excerpts. "
+    "Write plain prose stating what the excerpts establish about "
     "the subject (the cause, the answer or fix, the exact command, name or number), one "
     "paragraph a line, no heading, no list of sources, no links. Say the person chose or "
     "decided something only where an excerpt shows them doing so; never state an option "

@@ -164,7 +164,8 @@ def test_a_drafted_sentence_saying_nothing_the_section_does_not_is_left_out() ->
     r = _revise(Editor(route={"Choice"}, drafts={"Choice": drafted}))
     assert r is not None
     assert (
-        extract_section(r.text, "Choice") == f"## Choice\n\n{CHOICE_BODY}\n\nThe bracket is black now.[^3]"
+        extract_section(r.text, "Choice")
+        == f"## Choice\n\n{CHOICE_BODY}\n\nThe bracket is black now.[^3]"
     )
 
 
@@ -244,7 +245,8 @@ def test_a_stub_with_no_section_grows_a_new_one() -> None:
 def test_subsections_and_code_after_a_sections_prose_stay_as_they_were() -> None:
     tail = "```sh\ndrill --size 6\n```\n\n### Wall plugs\n\nUse plugs.[^2]"
     old = OLD.replace(MOUNTING_BODY, f"{MOUNTING_BODY}\n\n{tail}")
-    r = _revise(Editor(route={"Mounting"}, drafts={"Mounting": "The bracket is black too."}), text=old)
+    drafts: dict[str, str | list[str]] = {"Mounting": "The bracket is black too."}
+    r = _revise(Editor(route={"Mounting"}, drafts=drafts), text=old)
     assert r is not None
     assert f"The bracket is black too.[^3]\n\n{tail}\n" in r.text
     assert _passes_gate(old, r)
@@ -339,9 +341,8 @@ def test_a_mistake_is_corrected_silently_and_its_citation_may_go() -> None:
 
 def test_an_unusable_correction_adds_the_new_paragraph_instead() -> None:
     editor = mistaken("Mounting", "## Screws\nFour.")
-    r = _revise(
-        Editor(**{**editor.__dict__, "drafts": {"Mounting": "The bracket needs four screws."}}), SCREWS
-    )
+    editor.drafts = {"Mounting": "The bracket needs four screws."}
+    r = _revise(editor, SCREWS)
     assert r is not None
     assert extract_section(r.text, "Mounting") == (
         f"## Mounting\n\n{MOUNTING_BODY}\n\nThe bracket needs four screws.[^3]"
@@ -399,13 +400,17 @@ def test_a_garbage_correction_leaves_the_section_and_with_nothing_else_changes_n
 
 def test_a_persons_uncited_paragraph_kept_as_it_was_is_not_cited_to_the_delta() -> None:
     old = OLD.replace(MOUNTING_BODY, f"{MOUNTING_BODY}\n\nI like it level.")
-    r = _revise(Editor(route={"Mounting"}, drafts={"Mounting": "The bracket is painted black."}), text=old)
+    drafts: dict[str, str | list[str]] = {"Mounting": "The bracket is painted black."}
+    r = _revise(Editor(route={"Mounting"}, drafts=drafts), text=old)
     assert r is not None
     assert "\n\nI like it level.\n\nThe bracket is painted black.[^3]\n" in r.text
 
 
 def test_a_garbage_draft_costs_only_its_own_section() -> None:
-    drafts: dict[str, str | list[str]] = {"Choice": "The bracket is black now.", "Mounting": "## Screws\n"}
+    drafts: dict[str, str | list[str]] = {
+        "Choice": "The bracket is black now.",
+        "Mounting": "## Screws\n",
+    }
     r = _revise(Editor(route={"Choice", "Mounting"}, drafts=drafts))
     assert r is not None
     assert r.touched == ("Choice",)
@@ -483,10 +488,12 @@ def test_the_first_citation_of_an_article_adds_its_references_section() -> None:
     old = build(
         TITLE, lead="A shelf bracket holds a shelf to a wall.", sections=[("Choice", "Steel.")]
     )
-    r = _revise(Editor(route={"Choice"}, drafts={"Choice": "The bracket is painted black."}), text=old)
+    drafts: dict[str, str | list[str]] = {"Choice": "The bracket is painted black."}
+    r = _revise(Editor(route={"Choice"}, drafts=drafts), text=old)
     assert r is not None
     assert r.text.endswith(f"## References\n\n{PAINT_DEF.replace('[^3]', '[^1]')}\n")
-    assert extract_section(r.text, "Choice") == "## Choice\n\nSteel.\n\nThe bracket is painted black.[^1]"
+    choice = extract_section(r.text, "Choice")
+    assert choice == "## Choice\n\nSteel.\n\nThe bracket is painted black.[^1]"
     assert _passes_gate(old, r)
 
 
