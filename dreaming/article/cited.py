@@ -72,7 +72,8 @@ class Cited:
 
 
 def cited_sentences(article: Article) -> list[Cited]:
-    """Every lead and body sentence that cites a source, in reading order (code, headings,
+    """Every lead and body sentence that cites a source, itself or through the marker that
+    ends its run of sentences in a paragraph, in reading order (code, headings,
     templates, RECONCILE's History trace and the closing See also / Notes / References left out)."""
     dates = {str(f.number): f.date for f in footnote_defs(article)}
     blocks = [(LEAD, article.lead)] + [
@@ -81,11 +82,17 @@ def cited_sentences(article: Article) -> list[Cited]:
     out: list[Cited] = []
     for heading, body in blocks:
         for paragraph in _paragraphs(body):
+            waiting: list[str] = []
             for sentence, marks in sentences(paragraph):
                 labels = tuple(MARKER.findall(marks))
-                if labels:
-                    when = max((dates.get(label, "") for label in labels), default="")
-                    out.append(Cited(heading, sentence, labels, when))
+                if not labels:
+                    waiting.append(sentence)
+                    continue
+                # A marker after a paragraph's last sentence cites the sentences before
+                # it that carry none (CREATE and UPDATE cite a drafted paragraph so).
+                when = max((dates.get(label, "") for label in labels), default="")
+                out += [Cited(heading, x, labels, when) for x in (*waiting, sentence)]
+                waiting = []
     return out
 
 

@@ -7,7 +7,7 @@ share their token prefix and the backend's prefix cache serves them.
 
 from __future__ import annotations
 
-VERSION = "reconcile-1"
+VERSION = "reconcile-2"
 
 SYSTEM = (
     "You check an encyclopedia infobox against the article's sentences. "
@@ -17,12 +17,15 @@ SYSTEM = (
 )
 
 _STATUS = {
-    "planned": "is planned but not started yet",
-    "in progress": "has been started and is not finished",
+    "planned": "is planned",
+    "in progress": "has been started",
     "finished": "is finished",
     "abandoned": "was abandoned",
     "paused": "is paused",
 }
+"""Short claims: asked "is planned but not started yet", the default model said no to
+"The Garden Shed is planned for April" (bench/bench_reconcile.py: 18 of 22 right as
+written here, 15 with the longer phrasings)."""
 _ASKS = {
     "type": 'is a kind of "{value}"',
     "used_for": 'is used for "{value}"',

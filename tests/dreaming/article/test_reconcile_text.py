@@ -111,6 +111,17 @@ def test_cited_sentences_carry_their_newest_sources_date() -> None:
     ]
 
 
+def test_a_paragraphs_closing_marker_cites_the_sentences_before_it() -> None:
+    refs = "[^1]: `conv:aaaa1111` (2026-01-01, chatgpt) — a"
+    text = build(
+        "Shed",
+        lead="x",
+        sections=[("S", "One is here. Two is too.[^1] Three."), ("References", refs)],
+    )
+    said = [(c.sentence, c.labels) for c in cited_sentences(parse(text))]
+    assert said == [("One is here.", ("1",)), ("Two is too.", ("1",))]
+
+
 def test_the_shipped_schema_page_gives_each_kind_its_fields() -> None:
     page = (data_dir("meta_templates") / "Infobox_Schemas.md").read_text(encoding="utf-8")
     fields = schema_fields(page)
