@@ -89,18 +89,22 @@ def settle(
     return Settled(render(out), tuple(touched), tuple(changed), tuple(unresolved))
 
 
+_FORWARD = {"planned": 0, "in progress": 1, "finished": 2}
+"""Positions one conversation moves through in this order only: a source saying both
+"planned" and "started" says it started."""
+
+
 def _latest(proposals: Sequence[Proposal]) -> tuple[Proposal, Proposal | None]:
-    """The newest proposal, and another of the same date saying otherwise (a tie)."""
-    newest = max(proposals, key=lambda p: p.cited.date)
-    tie = next(
-        (
-            p
-            for p in proposals
-            if p.cited.date == newest.cited.date and p.value.casefold() != newest.value.casefold()
-        ),
-        None,
-    )
-    return newest, tie
+    """The newest proposal, and another of the same date saying otherwise (a tie); of
+    two positions one source gives, the further one along."""
+    date = max(p.cited.date for p in proposals)
+    newest = [p for p in proposals if p.cited.date == date]
+    if all(p.field == STATUS and p.value in _FORWARD for p in newest):
+        if len({p.cited.labels for p in newest}) == 1:
+            newest = [max(newest, key=lambda p: _FORWARD[p.value])]
+    first = newest[-1]
+    tie = next((p for p in newest if p.value.casefold() != first.value.casefold()), None)
+    return first, tie
 
 
 def _tie(name: str, one: Proposal, other: Proposal) -> str:

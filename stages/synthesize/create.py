@@ -118,6 +118,7 @@ def create(
                 kept = claims.keep_supported(sentences(paragraph), s.text, title)
                 dropped.extend(kept.dropped)
                 paragraph = kept.text or None
+            paragraph = specifics.with_positions(paragraph, s.text, [title, *aliases], language)
             if paragraph is None:
                 left_out.append((s.chunk_id, "no usable paragraph drafted"))
             else:

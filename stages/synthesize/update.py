@@ -45,6 +45,7 @@ from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Constraint, Lines, ModelCallError, TextModel
 from stages.prompts import create as create_prompt
 from stages.prompts import update as prompt
+from stages.synthesize import specifics
 from stages.synthesize.proto import clean_draft
 from stages.synthesize.sources import Source, numbered
 from stages.synthesize.update_text import (
@@ -272,10 +273,14 @@ def _drafted(
         user = create_prompt.draft(title, heading, source.text, language.name)
         answer = ask.prose(create_prompt.DRAFT_SYSTEM, user, PARAGRAPH)
         paragraph = None if answer is None else clean_draft(answer, create_prompt.echoes(title))
-        if paragraph is None or not written_in(paragraph, language):
+        if paragraph is not None and not written_in(paragraph, language):
             continue
-        kept = claims.keep_supported(sentences(paragraph), source.text, title)
-        new = [x for x in sentences(kept.text) if len(content_words(x) - have) >= NEW_WORDS]
+        if paragraph is not None:
+            paragraph = claims.keep_supported(sentences(paragraph), source.text, title).text
+        paragraph = specifics.with_positions(paragraph, source.text, [title], language)
+        if paragraph is None:
+            continue
+        new = [x for x in sentences(paragraph) if len(content_words(x) - have) >= NEW_WORDS]
         if new:
             out.append(cite(" ".join(new), [label]))
             have |= content_words(" ".join(new))

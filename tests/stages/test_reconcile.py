@@ -186,7 +186,7 @@ def test_two_sources_of_one_date_disagreeing_are_unresolved_not_forced(
     report = night(vault, ledger, scripted_model(STORY))
     assert "status" not in dict(parse(read(vault)).infobox or ())
     assert [u for _, u in report.unresolved] == [
-        "status: [^2] says 'in progress' and [^3] says 'finished', both of 2026-05-02"
+        "status: [^3] says 'finished' and [^2] says 'in progress', both of 2026-05-02"
     ]
 
 

@@ -137,6 +137,22 @@ def test_a_list_field_only_grows() -> None:
     assert dict(parse(out.text).infobox or ())["uses"] == "[[Pine]], [[Oak]]"
 
 
+def test_one_source_saying_planned_and_started_says_started() -> None:
+    article = parse(build("Shed", lead="x", sections=[], infobox={"kind": "project"}))
+    planned = Proposal("status", "planned", cited("The shed is planned."))
+    started = Proposal("status", "in progress", cited("Work on the shed started."))
+    out = settle(article, PROJECT, [started, planned], {"status": {"planned", "in progress"}})
+    assert (dict(parse(out.text).infobox or ())["status"], out.unresolved) == ("in progress", ())
+
+
+def test_two_sources_of_one_date_saying_planned_and_started_are_unresolved() -> None:
+    article = parse(build("Shed", lead="x", sections=[], infobox={"kind": "project"}))
+    planned = Proposal("status", "planned", cited("The shed is planned.", label="1"))
+    started = Proposal("status", "in progress", cited("Work on the shed started.", label="2"))
+    out = settle(article, PROJECT, [planned, started], {"status": {"planned", "in progress"}})
+    assert len(out.unresolved) == 1
+
+
 def test_an_article_without_an_infobox_is_left_as_it_is() -> None:
     text = build("Shed", lead="The shed is done.[^1]", sections=[])
     done = Proposal("status", "finished", cited("The shed is done."))
