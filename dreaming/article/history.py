@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
+from dreaming.article.words import STOPWORDS
+
 HISTORY = "History"
 """The section where an evolving position keeps its dated trace."""
 MONTHS = (
@@ -56,7 +58,8 @@ def as_of(sentence: str, date: str, names: Collection[str] = ()) -> str:
     if not when or is_dated(sentence) or past:
         return sentence
     first, space, rest = sentence.partition(" ")
-    if first not in names and first[1:] == first[1:].lower():
+    function = first.casefold() in STOPWORDS
+    if (function or first not in names) and first[1:] == first[1:].lower():
         first = first[:1].lower() + first[1:]
     return f"As of {when}, {first}{space}{rest}"
 

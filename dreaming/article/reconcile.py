@@ -144,7 +144,8 @@ def _dated(
     touched: list[str] = []
     headings = [LEAD, *(s.heading for s in article.sections)]
     bodies = [article.lead, *(s.body for s in article.sections)]
-    names = names_in(bodies) | set((article.title or "").split())
+    prose = [article.lead, *(s.body for s in article.sections if tail_rank(s) == 0)]
+    names = names_in(prose) | set((article.title or "").split())
     for p in older:
         at = next(
             (

@@ -52,6 +52,8 @@ def final_code(excerpt: str) -> str | None:
 
 POSITIONS = 2
 POSITION_WORDS = 30
+PREFACE_WORDS = 4
+"""Words before a colon that introduce a statement rather than start it."""
 _PERSONAL = re.compile(r"\b(?:I|I'm|I've|I'll|I'd)\b|\b(?:my|me|mine|we|our|us|you|your)\b", re.I)
 _UNSURE = re.compile(
     r"\b(?:if|would|could|might|should|maybe|perhaps|whether|unless)\b", re.IGNORECASE
@@ -72,7 +74,7 @@ def stated_positions(excerpt: str, names: Sequence[str]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     for sentence in sentences(" ".join(said.split())):
-        plain = sentence.rstrip("!. ")
+        plain = _unprefaced(sentence.rstrip("!. "))
         if (
             sentence.endswith("?")
             or len(plain.split()) > POSITION_WORDS
@@ -83,11 +85,26 @@ def stated_positions(excerpt: str, names: Sequence[str]) -> list[str]:
             or content_words(plain) <= seen
         ):
             continue
+        # "…planned for April" then "…planned for April, with pine walls": the second.
+        out = [x for x in out if not content_words(x) <= content_words(plain)]
         out.append(f"{plain}.")
         seen |= content_words(plain)
         if len(out) == POSITIONS:
             break
     return out
+
+
+_PREFACE = re.compile(r"^(?:so|ok|okay|good|well|anyway|right|great|thanks)\b[,!.]?\s+", re.I)
+
+
+def _unprefaced(sentence: str) -> str:
+    """The statement without the talk around it: "So the plan: the shed is planned for
+    April" says "The shed is planned for April"."""
+    head, colon, rest = sentence.partition(": ")
+    if colon and len(head.split()) <= PREFACE_WORDS and rest:
+        sentence = rest
+    sentence = _PREFACE.sub("", sentence)
+    return sentence[:1].upper() + sentence[1:]
 
 
 def with_positions(

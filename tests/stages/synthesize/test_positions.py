@@ -44,3 +44,20 @@ def test_a_position_is_put_before_the_draft_unless_the_draft_says_it() -> None:
         "The Garden Shed is finished."
     )
     assert with_positions(None, excerpt, NAMES, ENGLISH) == "The Garden Shed is finished."
+
+
+def test_the_talk_before_a_statement_is_left_out() -> None:
+    excerpt = said("Good. So the plan: the Garden Shed is planned for April, with pine walls.")
+    assert stated_positions(excerpt, NAMES) == [
+        "The Garden Shed is planned for April, with pine walls."
+    ]
+
+
+def test_a_fuller_statement_of_the_same_position_replaces_the_shorter() -> None:
+    excerpt = said(
+        "The Garden Shed is planned for April.",
+        "The Garden Shed is planned for April, with pine walls.",
+    )
+    assert stated_positions(excerpt, NAMES) == [
+        "The Garden Shed is planned for April, with pine walls."
+    ]
