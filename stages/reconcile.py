@@ -61,9 +61,13 @@ class ReconcileStage:
                 continue
             # Words only: the "As of" this stage put before a sentence changed its
             # first letter's case, and that is no new statement.
+            # A set: the sentence RECONCILE copied into the lead says nothing new.
             said = sorted(
-                f"{p.field}\x01{p.value}\x01{p.cited.date}\x01" + undated(p.cited.plain).casefold()
-                for p in found
+                {
+                    f"{p.field}\x01{p.value}\x01{p.cited.date}\x01"
+                    + undated(p.cited.plain).casefold()
+                    for p in found
+                }
             )
             parts = (VERSION, prompt.VERSION, ctx.settings.model, repr(fields), *said)
             digest = hashlib.sha256("\x00".join(parts).encode()).hexdigest()

@@ -174,8 +174,27 @@ def _dated(
         if body != history.body:
             sections[sections.index(history)] = replace(history, body=body)
             touched.append(history.heading)
-    out = replace(article, lead=bodies[0], sections=tuple(sections))
+    lead = _led(bodies[0], statuses, latest)
+    if lead != bodies[0]:
+        touched.append(LEAD)
+    out = replace(article, lead=lead, sections=tuple(sections))
     return out, list(dict.fromkeys(touched))
+
+
+LEAD_POSITION_WORDS = 25
+
+
+def _led(lead: str, statuses: Sequence[Proposal], latest: Proposal) -> str:
+    """The lead saying the latest position: the sentence that states it, with its
+    citations, after the lead's first paragraph, unless the lead states it already."""
+    if any(p.cited.heading == LEAD and p.value == latest.value for p in statuses):
+        return lead
+    sentence = latest.cited.sentence
+    if len(sentence.split()) > LEAD_POSITION_WORDS or sentence in lead:
+        return lead
+    marks = "".join(f"[^{label}]" for label in latest.cited.labels)
+    first, gap, rest = lead.partition("\n\n")
+    return f"{first.rstrip()} {sentence}{marks}{gap}{rest}" if first.strip() else lead
 
 
 def date_block(block: str, dates: Mapping[str, str], names: Collection[str]) -> str:

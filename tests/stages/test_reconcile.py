@@ -89,7 +89,7 @@ def test_a_superseded_present_tense_sentence_says_when_it_held(
     night(vault, ledger, scripted_model(STORY))
     text = read(vault)
     assert "As of March 2026, the garden shed is planned for the spring.[^1]" in text
-    assert f"{STARTED}[^2] {DONE}[^3]" in text  # past tense says when already
+    assert f"{STARTED}[^3] {DONE}[^2]" in text  # past tense says when already
 
 
 def test_the_history_section_keeps_the_trace_of_positions_in_order(
@@ -100,7 +100,17 @@ def test_the_history_section_keeps_the_trace_of_positions_in_order(
     history = parse(read(vault)).section("History")
     assert history is not None
     assert history.body == (
-        "- March 2026: planned.[^1]\n- May 2026: in progress.[^2]\n- June 2026: finished.[^3]"
+        "- March 2026: planned.[^1]\n- May 2026: in progress.[^3]\n- June 2026: finished.[^2]"
+    )
+
+
+def test_the_lead_states_the_latest_position_with_its_citation(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    shed(vault)
+    night(vault, ledger, scripted_model(STORY))
+    assert parse(read(vault)).lead.startswith(
+        "Garden Shed is a backyard building project.[^1] The Garden Shed was finished in June.[^2]"
     )
 
 
@@ -132,6 +142,7 @@ def test_a_consistent_article_costs_no_model_call_and_no_write(
         shed(vault, agreed)
         .replace(PLAN, "The garden shed was planned for the spring.")
         .replace("## References", f"## History\n\n{trace}\n\n## References")
+        .replace("project.[^1]", f"project.[^1] {DONE}[^3]")
     )
     (vault.articles / "Garden_Shed.md").write_text(text, encoding="utf-8")
     assert night(vault, ledger, None).done == 1  # a model call would fail the test
