@@ -99,9 +99,9 @@ def _latest(proposals: Sequence[Proposal]) -> tuple[Proposal, Proposal | None]:
     two positions one source gives, the further one along."""
     date = max(p.cited.date for p in proposals)
     newest = [p for p in proposals if p.cited.date == date]
-    if all(p.field == STATUS and p.value in _FORWARD for p in newest):
-        if len({p.cited.labels for p in newest}) == 1:
-            newest = [max(newest, key=lambda p: _FORWARD[p.value])]
+    forward = all(p.field == STATUS and p.value in _FORWARD for p in newest)
+    if forward and len({p.cited.labels for p in newest}) == 1:
+        newest = [max(newest, key=lambda p: _FORWARD[p.value])]
     first = newest[-1]
     tie = next((p for p in newest if p.value.casefold() != first.value.casefold()), None)
     return first, tie
@@ -143,7 +143,10 @@ def _dated(
         return article, []
     touched: list[str] = []
     headings = [LEAD, *(s.heading for s in article.sections)]
-    bodies = [article.lead, *(s.body for s in article.sections)]
+    lead = _led(article, statuses, latest)
+    if lead != article.lead:
+        touched.append(LEAD)
+    bodies = [lead, *(s.body for s in article.sections)]
     prose = [article.lead, *(s.body for s in article.sections if tail_rank(s) == 0)]
     names = names_in(prose) | set((article.title or "").split())
     for p in older:
@@ -174,27 +177,30 @@ def _dated(
         if body != history.body:
             sections[sections.index(history)] = replace(history, body=body)
             touched.append(history.heading)
-    lead = _led(bodies[0], statuses, latest)
-    if lead != bodies[0]:
-        touched.append(LEAD)
-    out = replace(article, lead=lead, sections=tuple(sections))
+    out = replace(article, lead=bodies[0], sections=tuple(sections))
     return out, list(dict.fromkeys(touched))
 
 
 LEAD_POSITION_WORDS = 25
 
 
-def _led(lead: str, statuses: Sequence[Proposal], latest: Proposal) -> str:
+def _led(article: Article, statuses: Sequence[Proposal], latest: Proposal) -> str:
     """The lead saying the latest position: the sentence that states it, with its
-    citations, after the lead's first paragraph, unless the lead states it already."""
+    citations, after the lead's first paragraph, in place of an older position's
+    sentence copied there before (the body keeps that one); unless the lead holds it."""
+    lead = article.lead
+    body = "\n".join(s.body for s in article.sections)
+    for p in statuses:
+        copied = p.cited.sentence + _cite(p)
+        if p.cited.heading == LEAD and p.value != latest.value and copied in body:
+            lead = lead.replace(f" {copied}", "", 1)
     if any(p.cited.heading == LEAD and p.value == latest.value for p in statuses):
         return lead
     sentence = latest.cited.sentence
     if len(sentence.split()) > LEAD_POSITION_WORDS or sentence in lead:
         return lead
-    marks = "".join(f"[^{label}]" for label in latest.cited.labels)
     first, gap, rest = lead.partition("\n\n")
-    return f"{first.rstrip()} {sentence}{marks}{gap}{rest}" if first.strip() else lead
+    return f"{first.rstrip()} {sentence}{_cite(latest)}{gap}{rest}" if first.strip() else lead
 
 
 def date_block(block: str, dates: Mapping[str, str], names: Collection[str]) -> str:
@@ -223,12 +229,13 @@ def names_in(blocks: Sequence[str]) -> set[str]:
 
 
 def _trace(statuses: Sequence[Proposal]) -> list[str]:
-    """One line a month and position, oldest first; a position said again is one line."""
+    """One line a date's position (settled as the infobox settles it), oldest first; a
+    position said again is one line."""
     lines: list[str] = []
     last = ""
-    for p in sorted(statuses, key=lambda p: p.cited.date):
-        if p.value.casefold() == last or not p.cited.date:
-            continue
-        last = p.value.casefold()
-        lines.append(trace_line(p.cited.date, p.value, p.cited.labels))
+    for date in sorted({p.cited.date for p in statuses if p.cited.date}):
+        p, _ = _latest([p for p in statuses if p.cited.date == date])
+        if p.value.casefold() != last:
+            last = p.value.casefold()
+            lines.append(trace_line(p.cited.date, p.value, p.cited.labels))
     return lines

@@ -153,6 +153,44 @@ def test_two_sources_of_one_date_saying_planned_and_started_are_unresolved() -> 
     assert len(out.unresolved) == 1
 
 
+def test_the_lead_trades_an_older_positions_copied_sentence_for_the_latest() -> None:
+    refs = (
+        "[^1]: `conv:aaaa1111` (2026-04-01, chatgpt) — a\n"
+        "[^2]: `conv:bbbb2222` (2026-05-01, chatgpt) — b"
+    )
+    text = build(
+        "Shed",
+        lead="Shed is a hut.[^1] Work on the shed started.[^1]",
+        sections=[
+            ("Story", "Work on the shed started.[^1] The shed was finished.[^2]"),
+            ("References", refs),
+        ],
+        infobox={"kind": "project", "status": "in progress"},
+    )
+    article = parse(text)
+    found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
+    out = settle(article, PROJECT, found, {"status": {"in progress", "finished"}})
+    assert parse(out.text).lead == "Shed is a hut.[^1] The shed was finished.[^2]"
+
+
+def test_the_trace_gives_a_date_one_line() -> None:
+    article = parse(build("Shed", lead="x", sections=[], infobox={"kind": "project"}))
+    said = [
+        Proposal("status", "planned", cited("The shed is planned.", "2026-03-01")),
+        Proposal("status", "in progress", cited("Work on the shed started.", "2026-04-01", "2")),
+        Proposal("status", "planned", cited("The shed is planned with cedar.", "2026-04-01", "2")),
+        Proposal("status", "finished", cited("The shed was finished.", "2026-05-01", "3")),
+    ]
+    out = settle(article, PROJECT, said, {"status": {"planned", "in progress", "finished"}})
+    history = parse(out.text).section("History")
+    assert history is not None
+    assert history.body.splitlines() == [
+        "- March 2026: planned.[^1]",
+        "- April 2026: in progress.[^2]",
+        "- May 2026: finished.[^3]",
+    ]
+
+
 def test_an_article_without_an_infobox_is_left_as_it_is() -> None:
     text = build("Shed", lead="The shed is done.[^1]", sections=[])
     done = Proposal("status", "finished", cited("The shed is done."))
