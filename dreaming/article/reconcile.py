@@ -192,7 +192,7 @@ def _led(article: Article, statuses: Sequence[Proposal], latest: Proposal) -> st
     body = "\n".join(s.body for s in article.sections)
     for p in statuses:
         copied = p.cited.sentence + _cite(p)
-        if p.cited.heading == LEAD and p.value != latest.value and copied in body:
+        if p.cited.heading == LEAD and p.value != latest.value and p.cited.sentence in body:
             lead = lead.replace(f" {copied}", "", 1)
     if any(p.cited.heading == LEAD and p.value == latest.value for p in statuses):
         return lead

@@ -162,7 +162,7 @@ def test_the_lead_trades_an_older_positions_copied_sentence_for_the_latest() -> 
         "Shed",
         lead="Shed is a hut.[^1] Work on the shed started.[^1]",
         sections=[
-            ("Story", "Work on the shed started.[^1] The shed was finished.[^2]"),
+            ("Story", "Work on the shed started. It had a roof.[^1] The shed was finished.[^2]"),
             ("References", refs),
         ],
         infobox={"kind": "project", "status": "in progress"},
