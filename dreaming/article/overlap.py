@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from dreaming.article.titles import heading_key
 from dreaming.article.words import STOPWORDS, content_words, words
 
 SAME_NAMES = 1 / 3
@@ -44,6 +45,9 @@ class Draft:
     text: str
     """Its lead and body prose."""
     lead: str = ""
+    family: frozenset[str] = frozenset()
+    """Keys (`heading_key`) of the titles of its parent and children (its banner, its
+    `*Main article:*` lines): a child repeats its parent's summary, and is no duplicate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +76,8 @@ def near_duplicates(drafts: Sequence[Draft]) -> list[Pair]:
     out: list[Pair] = []
     for a, b in _candidates(drafts, named):
         da, db = by_stem[a], by_stem[b]
+        if heading_key(da.names[0]) in db.family or heading_key(db.names[0]) in da.family:
+            continue
         shared = tuple(sorted(da.convs & db.convs))
         alike = _jaccard(said[a], said[b])
         leads = _jaccard(led[a], led[b])

@@ -20,6 +20,7 @@ import yaml
 from dreaming import frontmatter, languages
 from dreaming.article.fences import FenceBlock, fence_blocks, line_content, split_lines
 from dreaming.article.schematic import PLACEHOLDERS, SLOTS
+from dreaming.policy import summary
 from dreaming.policy.schemas import FIELD_TYPES
 from dreaming.resources import data_dir
 
@@ -45,7 +46,10 @@ equal to meta_templates/). Any other page in Meta/ is the person's own, not poli
 
 PAGES = tuple(REQUIRED_BLOCKS)
 
-OPTIONAL_BLOCKS: dict[str, tuple[str, ...]] = {"Article_Conventions": (languages.BLOCK,)}
+OPTIONAL_BLOCKS: dict[str, tuple[str, ...]] = {
+    "Article_Conventions": (languages.BLOCK,),
+    "Summary_Style": (summary.BLOCK,),
+}
 """Blocks a page may hold and code reads when it does (a page from before the block
 was shipped stays in force without it)."""
 
@@ -275,6 +279,7 @@ _CHECKS: dict[str, Callable[[Sequence[str]], list[str]]] = {
     "buckets": _buckets,
     "schema": _schema,
     languages.BLOCK: _language,
+    summary.BLOCK: lambda content: summary.split_problems(list(content)),
 }
 
 

@@ -195,6 +195,15 @@ class VaultRepo:
         header = f"blob {len(data)}\0".encode()
         return entry[1] == hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
 
+    def last_ours(self, path: Path, data: bytes) -> bool:
+        """Whether `data` at `path` is what dreaming last committed there: HEAD holds
+        exactly it and the last commit touching the path is the pipeline's (the person
+        has not edited the file since our last write)."""
+        if not self.committed(path, data):
+            return False
+        author = self._git("log", "-1", "--format=%ae", "--", self._rel(path)).strip()
+        return author == PIPELINE_AUTHOR.email
+
     def _head_entry(self, path: Path) -> tuple[str, str] | None:
         """(type, object name) of what HEAD holds at `path`; None for nothing (or no HEAD).
 

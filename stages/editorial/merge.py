@@ -14,6 +14,7 @@ from dreaming.article import parse, title_for_stem
 from dreaming.article.document import REFERENCES, SEE_ALSO, Article
 from dreaming.article.fences import detect_eol, repair_fences
 from dreaming.article.linking import wikilink
+from dreaming.article.markup import MAIN_LINE, wikilinks
 from dreaming.article.overlap import Draft, Pair, near_duplicates
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.titles import heading_key
@@ -66,7 +67,17 @@ def _draft(stem: str, article: Article) -> Draft:
     names = (article.title or title_for_stem(stem), *aliases(article))
     convs = frozenset(f.hash for f in footnote_defs(article))
     body = [s.body for s in article.sections if heading_key(s.heading) not in _LISTS]
-    return Draft(stem, names, convs, "\n".join([article.lead, *body]), article.lead)
+    mains = [
+        link.target
+        for b in body
+        for line in b.splitlines()
+        if (m := MAIN_LINE.fullmatch(line))
+        for link in wikilinks(m.group(1))
+    ]
+    family = frozenset(
+        heading_key(t) for t in (*mains, *([article.banner] if article.banner else []))
+    )
+    return Draft(stem, names, convs, "\n".join([article.lead, *body]), article.lead, family)
 
 
 def _direction(a: Draft, b: Draft) -> tuple[str, str]:

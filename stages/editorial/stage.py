@@ -1,4 +1,4 @@
-"""EDITORIAL: the readability pass after LINK. Two duties so far, one unit kind each:
+"""EDITORIAL: the readability pass after LINK. Three duties so far, one unit kind each:
 
 - `merge/A/B`, code only (`merge.py`): a near-duplicate pair gets a merge proposal on
   a Talk page, keyed on both articles' bytes: proposed once, again only when one of
@@ -6,7 +6,11 @@
 - `category/<stem>` (`filing.py`): an article is asked about each category of
   `Meta/Category_Definitions.md`, keyed on its bytes, the categories, the prompt and
   the model: every article once, then the ones that changed or when the page does.
-  No category defined, no unit and no model call.
+  No category defined, no unit and no model call;
+- `split/<stem>`, code only (`splitting.py`): an article with a section that outgrew it
+  by `Meta/Summary_Style.md`'s rule, keyed on its bytes and the rule: the section moves
+  into a child article and the parent keeps its summary (or the split is proposed on
+  the Talk page).
 """
 
 from __future__ import annotations
@@ -14,12 +18,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-from dreaming.article import title_for_stem
+from dreaming.article import parse, title_for_stem
 from dreaming.article.overlap import Pair
+from dreaming.article.split import outgrown
 from dreaming.policy.categories import CATEGORIES_PAGE, defined_categories
+from dreaming.policy.summary import SUMMARY_PAGE, split_rule
 from dreaming.vault import checksum
 from dreaming.vault.files import read_articles
-from stages.editorial import filing, merge
+from stages.editorial import filing, merge, splitting
 from stages.prompts import editorial as prompt
 from stages.runner.contract import StageContext, StageName, Unit, UnitResult
 
@@ -29,7 +35,7 @@ VERSION = "1"
 
 class EditorialStage:
     name: StageName = "editorial"
-    policy: tuple[str, ...] = (CATEGORIES_PAGE,)
+    policy: tuple[str, ...] = (CATEGORIES_PAGE, SUMMARY_PAGE)
 
     def __init__(self) -> None:
         self._listed: tuple[str, merge.Drafts, dict[str, Pair]] = ("", {}, {})
@@ -45,6 +51,12 @@ class EditorialStage:
             digest = hashlib.sha256(f"{VERSION}\x00{both}".encode()).hexdigest()
             label = f"merge {title_for_stem(pair.first)} and {title_for_stem(pair.second)}?"
             yield Unit(key, digest, label)
+        rule = split_rule(ctx.policy.text(SUMMARY_PAGE))
+        for stem in drafts:
+            if outgrown(parse(texts[stem]), rule) is not None:
+                said = (VERSION, repr(rule), checksum(texts[stem]))
+                digest = hashlib.sha256("\x00".join(said).encode()).hexdigest()
+                yield Unit(f"{splitting.PREFIX}{stem}", digest, f"split {title_for_stem(stem)}")
         defined = defined_categories(ctx.policy.text(CATEGORIES_PAGE))
         if not defined:
             return
@@ -57,6 +69,10 @@ class EditorialStage:
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
         if ctx.writer is None:
             return UnitResult("failed", "a dry run writes nothing")
+        if unit.key.startswith(splitting.PREFIX):
+            rule = split_rule(ctx.policy.text(SUMMARY_PAGE))
+            stem = unit.key.removeprefix(splitting.PREFIX)
+            return splitting.split_unit(ctx.vault, ctx.writer, stem, rule)
         if unit.key.startswith(filing.PREFIX):
             defined = defined_categories(ctx.policy.text(CATEGORIES_PAGE))
             stem = unit.key.removeprefix(filing.PREFIX)

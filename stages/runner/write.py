@@ -59,6 +59,9 @@ class Edit:
     unit: str = ""
     allow_dropped: tuple[str, ...] = ()
     """Conversation hashes the edit may stop citing on purpose."""
+    word_floor: float = 0.7
+    """The share of its words each section the edit names must keep: lower only for a
+    section whose words moved to an article written before it (EDITORIAL's split)."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ class Writer:
             text,
             touched=edit.touched,
             allow_dropped=edit.allow_dropped,
+            floor=edit.word_floor,
             known_stems=self._known,
             stem=stem,
         )
