@@ -5,8 +5,9 @@ commits, audit clean, nothing of ours left uncommitted.
 The vault holds conversations and articles drawn from them that give every stage work:
 a project whose position changed between two conversations (an infobox to fill, a
 sentence to date, a History trace), mentions to link, conversations two articles share
-(See also), two stubs about one thing under two names (a merge proposal) and a defined
-category (the rule model says yes to every question). Each kind of event of each
+(See also), two stubs about one thing under two names (a merge proposal), a section
+that outgrew its article (a split) and a defined category (the rule model says yes to
+every question). Each kind of event of each
 stage's run is a kill point once, then seeded draws up to `KILL_POINTS`.
 """
 
@@ -85,7 +86,32 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     block = "```categories\nKitchen: bread, food and cooking\n"
     page.write_text(page.read_text(encoding="utf-8").replace("```categories\n", block))
     commit_as_person(vault.root)
+    shed = build(
+        "Garden Shed",
+        lead="The Garden Shed is a wooden shed.[^1]",
+        sections=[("Walls", "The walls are cedar.[^1]"), ("Roof", ROOF)],
+        infobox={"kind": "project"},
+        footnotes=notes,
+    )
+    (vault.root / "articles" / "Garden_Shed.md").write_text(shed, encoding="utf-8")
+    style = vault.meta / "Summary_Style.md"
+    rule = "```split\nmin_words: 20\nshare_percent: 50\n```"
+    style.write_text(style.read_text(encoding="utf-8").replace(DEFAULT_RULE, rule))
+    commit_as_pipeline(vault.root)  # an article of ours: split, not proposed
     return vault.root
+
+
+ROOF = (
+    "The roof is felt on ten millimetre boards with a slope of fifteen degrees.[^1]\n\n"
+    "Felt lasts about fifteen years when the gutters are kept clear of leaves.[^2]"
+)
+DEFAULT_RULE = "```split\nmin_words: 400\nshare_percent: 50\n```"
+
+
+def commit_as_pipeline(root: Path) -> None:
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    ours = ["-c", "user.name=dreaming", "-c", "user.email=dreaming@localhost"]
+    subprocess.run(["git", "-C", str(root), *ours, "commit", "-qm", "ours"], check=True)
 
 
 def commit_as_person(root: Path) -> None:
@@ -147,6 +173,8 @@ def test_the_uninterrupted_runs_reconcile_link_list_propose_and_file(
     oven = (vault / "articles" / "Oven_Build.md").read_text(encoding="utf-8")
     assert "status: finished" in oven
     assert "As of January 2026, the oven is planned" in oven
+    assert "*Main article: [[Roof]]*" in (vault / "articles" / "Garden_Shed.md").read_text()
+    assert (vault / "articles" / "Roof.md").exists()
     bread = (vault / "articles" / "Bread_Box.md").read_text(encoding="utf-8")
     assert "[[Sourdough Bread]]" in bread
     assert "## See also" in bread
