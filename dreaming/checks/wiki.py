@@ -42,7 +42,7 @@ from dreaming.checks.audit import audit
 from dreaming.checks.gold import Gold, names_key
 from dreaming.checks.shape import Page, shape, shape_text
 from dreaming.errors import RefusedFileError
-from dreaming.ledger import Ledger, chunks, conversations, model_calls, subjects
+from dreaming.ledger import Ledger, chunks, conversations, model_calls, subjects, work
 from dreaming.vault import Vault
 from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes
 
@@ -122,8 +122,14 @@ class Scorecard:
             f"unsupported sentences {f['unsupported']}/{f['sentences']} "
             f"({100 * f['unsupported'] / max(1, f['sentences']):.1f} %), "
             f"structural violations {f['violations']}\n"
-            f"{shape_text(f['shape'])}"
+            f"{shape_text(f['shape'])}\n"
+            "through the write gate: "
+            + ", ".join(f"{s} {d}/{d + r}" for s, (d, r) in f["gate"].items() if d + r)
         )
+
+
+WRITING = ("synthesize", "reconcile", "link", "editorial")
+"""The stages whose units write articles through the gate."""
 
 
 def scorecard(vault: Vault, ledger: Ledger, gold: Sequence[Gold] = ()) -> Scorecard:
@@ -148,6 +154,7 @@ def scorecard(vault: Vault, ledger: Ledger, gold: Sequence[Gold] = ()) -> Scorec
         "seconds_per_conversation": sum(u["seconds"] for u in usage.values()) / max(1, convs),
         "stages": {k: {"calls": u["calls"], "seconds": u["seconds"]} for k, u in usage.items()},
         "shape": shape({stem: a.page for stem, a in written.items()}, _talk_pages(vault)),
+        "gate": work.outcomes(ledger, WRITING),
     }
     card = Scorecard(free)
     if gold:

@@ -10,7 +10,7 @@ with one input.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -57,6 +57,19 @@ def record(
         "updated_at = excluded.updated_at",
         (stage, unit, input_hash, status, error, run_id, now),
     )
+
+
+def outcomes(ledger: Ledger, stages: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """For each of `stages`: (units done, units the write gate or a person's edit
+    refused), as the ledger holds them now."""
+    marks = ",".join("?" for _ in stages)
+    rows = ledger.db.execute(
+        f"SELECT stage, status, COUNT(*) FROM work WHERE stage IN ({marks}) "
+        "AND status IN ('done', 'rejected') GROUP BY stage, status",
+        tuple(stages),
+    ).fetchall()
+    counts = {(stage, status): n for stage, status, n in rows}
+    return {s: (counts.get((s, "done"), 0), counts.get((s, "rejected"), 0)) for s in stages}
 
 
 MAX_ATTEMPTS = 3

@@ -15,7 +15,7 @@ from dreaming.article import build
 from dreaming.article.markup import Footnote
 from dreaming.checks.gold import GoldError, load_gold
 from dreaming.checks.wiki import scorecard
-from dreaming.ledger import Ledger
+from dreaming.ledger import Ledger, work
 from dreaming.vault import Vault
 from tests.synth_support import Talk, article_subject, captured_subject, seed
 from watcher.cli import cli
@@ -197,3 +197,14 @@ def test_a_gold_file_that_is_a_named_pipe_is_refused_without_waiting(tmp_path: P
 def test_a_folder_given_as_the_gold_file_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(GoldError, match="not a regular file"):
         load_gold(tmp_path)
+
+
+def test_the_share_of_units_through_the_write_gate_is_given_per_stage(
+    vault: Vault, ledger: Ledger
+) -> None:
+    with ledger.transaction():
+        for unit, status in (("a", "done"), ("b", "done"), ("c", "rejected")):
+            work.record(ledger, "link", unit, "h", status, run_id=None, now="2026-01-01")
+    card = scorecard(vault, ledger)
+    assert card.free["gate"]["link"] == (2, 1)
+    assert "through the write gate: link 2/3" in card.free_text()
