@@ -10,7 +10,7 @@ below it.
 
 from __future__ import annotations
 
-from dreaming.article import parse, title_for_stem
+from dreaming.article import title_for_stem
 from dreaming.article.document import REFERENCES, SEE_ALSO, Article
 from dreaming.article.fences import detect_eol, repair_fences
 from dreaming.article.linking import wikilink
@@ -31,11 +31,10 @@ _LISTS = {heading_key(SEE_ALSO), heading_key(REFERENCES)}
 Drafts = dict[str, Draft]
 
 
-def drafts(texts: dict[str, str]) -> Drafts:
+def drafts(articles: dict[str, Article]) -> Drafts:
     """What the comparison needs of every article that is no redirect, by stem."""
     out: Drafts = {}
-    for stem, text in texts.items():
-        article = parse(text)
+    for stem, article in articles.items():
         if not is_redirect(article):
             out[stem] = _draft(stem, article)
     return out

@@ -43,7 +43,8 @@ class EditorialStage:
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         texts = read_articles(ctx.vault)
-        drafts = merge.drafts(texts)
+        parsed = {stem: parse(text) for stem, text in texts.items()}
+        drafts = merge.drafts(parsed)
         pairs = merge.pairs(drafts)
         self._listed = (ctx.run_id, drafts, pairs)
         for key, pair in pairs.items():
@@ -53,7 +54,7 @@ class EditorialStage:
             yield Unit(key, digest, label)
         rule = split_rule(ctx.policy.text(SUMMARY_PAGE))
         for stem in drafts:
-            if outgrown(parse(texts[stem]), rule) is not None:
+            if outgrown(parsed[stem], rule) is not None:
                 said = (VERSION, repr(rule), checksum(texts[stem]))
                 digest = hashlib.sha256("\x00".join(said).encode()).hexdigest()
                 yield Unit(f"{splitting.PREFIX}{stem}", digest, f"split {title_for_stem(stem)}")
@@ -79,7 +80,7 @@ class EditorialStage:
             return filing.file(ctx.vault, ctx.writer, ctx.model, stem, defined)
         run_id, drafts, pairs = self._listed
         if run_id != ctx.run_id:
-            drafts = merge.drafts(read_articles(ctx.vault))
+            drafts = merge.drafts({s: parse(t) for s, t in read_articles(ctx.vault).items()})
             pairs = merge.pairs(drafts)
         pair = pairs.get(unit.key)
         if pair is None:
