@@ -266,8 +266,9 @@ def _drafted(
 ) -> list[str]:
     """One paragraph a source, drafted from it alone as CREATE drafts and cited with its
     label by code: the sentences its excerpt holds that add words `said` (the section's
-    text) and the paragraphs before do not hold."""
-    have = content_words(said) | content_words(title)
+    text) and the paragraphs before do not hold, of a paragraph that names the subject."""
+    named = content_words(title)
+    have = content_words(said) | named
     out: list[str] = []
     for source, label in zip(sources, fresh, strict=True):
         user = create_prompt.draft(title, heading, source.text, language.name)
@@ -278,7 +279,9 @@ def _drafted(
         if paragraph is not None:
             paragraph = claims.keep_supported(sentences(paragraph), source.text, title).text
         paragraph = specifics.with_positions(paragraph, source.text, [title], language)
-        if paragraph is None:
+        if paragraph is None or not content_words(paragraph) & named:
+            # A paragraph that never names the subject is about something else the
+            # excerpt discussed ("The renderer's logic …" drafted for Claude).
             continue
         new = [x for x in sentences(paragraph) if len(content_words(x) - have) >= NEW_WORDS]
         if new:

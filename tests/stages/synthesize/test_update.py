@@ -169,6 +169,11 @@ def test_a_drafted_sentence_saying_nothing_the_section_does_not_is_left_out() ->
     )
 
 
+def test_a_drafted_paragraph_that_never_names_the_subject_is_left_out() -> None:
+    drafted = "The paint is black and dries in an hour."
+    assert _revise(Editor(route={"Choice"}, drafts={"Choice": drafted})) is None
+
+
 def test_a_drafted_sentence_its_excerpt_does_not_hold_is_left_out() -> None:
     drafted = "The bracket is painted black. The bracket cost forty euros."
     r = _revise(Editor(route={"Choice"}, drafts={"Choice": drafted}))
@@ -280,7 +285,7 @@ def test_a_new_section_is_never_named_like_one_the_article_has() -> None:
     taken = Source(
         "eeee:0-1", "choice", "user: more on the choice", "eeeeeeee", "2026-02-05", "claude"
     )
-    drafts = {"Painting the shelf bracket black": "The person painted it black.[2]"}
+    drafts = {"Painting the shelf bracket black": "The person painted the bracket black.[2]"}
     r = _revise(Editor(substantive="yes", drafts=drafts), taken, PAINT)
     assert r is not None
     assert [s.heading for s in parse(r.text).sections][:3] == [
@@ -509,7 +514,7 @@ def test_an_article_with_crlf_line_endings_keeps_them_in_every_part_written(conf
 
 def test_a_new_section_in_a_crlf_article_keeps_its_line_endings() -> None:
     old = OLD.replace("\n", "\r\n")
-    drafts = {"Painting the shelf bracket black": "The person painted it black.[1]"}
+    drafts = {"Painting the shelf bracket black": "The person painted the bracket black.[1]"}
     r = _revise(Editor(substantive="yes", drafts=drafts), text=old)
     assert r is not None
     assert "\n" not in r.text.replace("\r\n", "")
