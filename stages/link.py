@@ -21,11 +21,17 @@ from dreaming.article.markup import wikilinks
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.see_also import neighbours, with_see_also
 from dreaming.article.titles import heading_key, title_for_stem
-from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.vault import checksum
-from dreaming.vault.files import read_articles, read_page
-from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
-from stages.runner.write import Edit, resolve
+from dreaming.vault.files import read_articles
+from stages.runner.contract import (
+    StageContext,
+    StageName,
+    Unit,
+    UnitResult,
+    unwritten,
+    writable_article,
+)
+from stages.runner.write import Edit
 
 VERSION = "2"
 """Part of every unit's input: a changed rule links every article again."""
@@ -55,15 +61,10 @@ class LinkStage:
             yield Unit(stem, digest.hexdigest(), f"link {title_for_stem(stem)}")
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
-        if ctx.writer is None:
-            return UnitResult("failed", "a dry run writes nothing")
-        try:
-            page = read_page(ctx.vault, resolve(ctx.vault, unit.key).path, what="an article")
-        except (UnsafePathError, RefusedFileError) as e:
-            return UnitResult("failed", str(e))
-        if page is None:
-            return UnitResult("done", "gone since the units were listed")
-        before, text = page
+        found = writable_article(ctx, unit.key)
+        if isinstance(found, UnitResult):
+            return found
+        writer, before, text = found
         if is_redirect(parse(text)):
             return UnitResult("done")
         wiki = self._current(ctx)
@@ -75,7 +76,7 @@ class LinkStage:
         if not touched:
             return UnitResult("done")
         edit = Edit(unit.key, listed, checksum(before), tuple(touched), stage="link", unit=unit.key)
-        refused = unwritten(ctx.writer.write(edit))
+        refused = unwritten(writer.write(edit))
         if refused is not None:
             return refused
         return UnitResult("done", _said(len(changed), listed != linked))

@@ -26,14 +26,20 @@ from dreaming.article.history import HISTORY, as_of, trace_line, undated
 from dreaming.article.queries import aliases, is_redirect
 from dreaming.article.reconcile import settle
 from dreaming.article.titles import heading_key
-from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.model import Choice, ModelCallError
 from dreaming.policy.schemas import SCHEMAS_PAGE, schema_fields
 from dreaming.vault import checksum
-from dreaming.vault.files import read_articles, read_page
+from dreaming.vault.files import read_articles
 from stages.prompts import reconcile as prompt
-from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
-from stages.runner.write import Edit, resolve
+from stages.runner.contract import (
+    StageContext,
+    StageName,
+    Unit,
+    UnitResult,
+    unwritten,
+    writable_article,
+)
+from stages.runner.write import Edit
 
 VERSION = "1"
 """Part of every unit's input: a changed rule reconciles every article again."""
@@ -74,15 +80,10 @@ class ReconcileStage:
             yield Unit(stem, digest, f"reconcile {title_for_stem(stem)}")
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
-        if ctx.writer is None:
-            return UnitResult("failed", "a dry run writes nothing")
-        try:
-            page = read_page(ctx.vault, resolve(ctx.vault, unit.key).path, what="an article")
-        except (UnsafePathError, RefusedFileError) as e:
-            return UnitResult("failed", str(e))
-        if page is None:
-            return UnitResult("done", "gone since the units were listed")
-        before, text = page
+        page = writable_article(ctx, unit.key)
+        if isinstance(page, UnitResult):
+            return page
+        writer, before, text = page
         article = parse(text)
         if is_redirect(article) or article.infobox is None or infobox_malformed(article):
             return UnitResult("done")
@@ -105,7 +106,7 @@ class ReconcileStage:
         edit = Edit(
             unit.key, settled.text, checksum(before), settled.touched, "reconcile", unit.key
         )
-        refused = unwritten(ctx.writer.write(edit))
+        refused = unwritten(writer.write(edit))
         if refused is not None:
             return refused
         return UnitResult("done", "; ".join(settled.changed), unresolved=unresolved)

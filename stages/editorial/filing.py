@@ -14,12 +14,10 @@ from dreaming.article.filing import with_categories
 from dreaming.article.queries import categories, is_redirect
 from dreaming.article.titles import heading_key
 from dreaming.article.words import stems
-from dreaming.errors import RefusedFileError
 from dreaming.model import Choice, ModelCallError, TextModel
 from dreaming.vault import Vault, checksum
-from dreaming.vault.files import read_page
 from stages.prompts import editorial as prompt
-from stages.runner.contract import UnitResult, unwritten
+from stages.runner.contract import UnitResult, read_article, unwritten
 from stages.runner.write import Edit, Writer
 
 PREFIX = "category/"
@@ -33,12 +31,9 @@ def file(
     stem: str,
     defined: list[tuple[str, str]],
 ) -> UnitResult:
-    try:
-        page = read_page(vault, vault.articles / f"{stem}.md", what="an article")
-    except RefusedFileError as e:
-        return UnitResult("failed", str(e))
-    if page is None:
-        return UnitResult("done", "gone since the units were listed")
+    page = read_article(vault, stem)
+    if isinstance(page, UnitResult):
+        return page
     before, text = page
     article = parse(text)
     if is_redirect(article):

@@ -21,7 +21,7 @@ from dreaming.vault import Vault, checksum
 from dreaming.vault.files import read_page
 from dreaming.vault.repo import VaultRepo
 from stages.editorial.merge import talk_page
-from stages.runner.contract import UnitResult, unwritten
+from stages.runner.contract import UnitResult, read_article, unwritten
 from stages.runner.write import Edit, Writer
 from stages.synthesize.update_text import heading_from
 
@@ -29,12 +29,9 @@ PREFIX = "split/"
 
 
 def split_unit(vault: Vault, writer: Writer, stem: str, rule: SplitRule) -> UnitResult:
-    try:
-        page = read_page(vault, vault.articles / f"{stem}.md", what="an article")
-    except RefusedFileError as e:
-        return UnitResult("failed", str(e))
-    if page is None:
-        return UnitResult("done", "gone since the units were listed")
+    page = read_article(vault, stem)
+    if isinstance(page, UnitResult):
+        return page
     before, text = page
     article = parse(text)
     if is_redirect(article) or infobox_malformed(article):

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from dreaming.config import Settings
+from dreaming.errors import RefusedFileError, UnsafePathError
 from dreaming.ledger import Ledger
 from dreaming.model import TextModel
 from dreaming.policy.pages import Policy
 from dreaming.vault import Vault
-from stages.runner.write import Outcome, Writer
+from dreaming.vault.files import read_page
+from stages.runner.write import Outcome, Writer, resolve
 
 StageName = Literal[
     "segment", "extract", "bucket", "resolve", "synthesize", "reconcile", "link", "editorial"
@@ -54,6 +56,27 @@ class UnitResult:
     unresolved: tuple[str, ...] = ()
     """What a done unit found and could not settle, each one line with its citations:
     the run report lists them for the person."""
+
+
+def read_article(vault: Vault, stem: str) -> tuple[bytes, str] | UnitResult:
+    """The unit's article as (bytes, text), or what the unit comes to without it: failed
+    (a path or file refused, in one line) or done (gone since the units were listed)."""
+    try:
+        page = read_page(vault, resolve(vault, stem).path, what="an article")
+    except (UnsafePathError, RefusedFileError) as e:
+        return UnitResult("failed", str(e))
+    if page is None:
+        return UnitResult("done", "gone since the units were listed")
+    return page
+
+
+def writable_article(ctx: StageContext, stem: str) -> tuple[Writer, bytes, str] | UnitResult:
+    """The run's writer and the unit's article, or what the unit comes to without them
+    (a dry run writes nothing; see `read_article`)."""
+    if ctx.writer is None:
+        return UnitResult("failed", "a dry run writes nothing")
+    page = read_article(ctx.vault, stem)
+    return page if isinstance(page, UnitResult) else (ctx.writer, *page)
 
 
 def unwritten(outcome: Outcome) -> UnitResult | None:
