@@ -220,3 +220,16 @@ def test_a_relationship_field_links_the_article_its_sentence_names(
     night(vault, ledger, scripted_model(answers))
     box = dict(parse((vault.articles / "Beads.md").read_text(encoding="utf-8")).infobox or ())
     assert box["made_by"] == "[[Steve Yegge]]"
+
+
+def test_a_persons_article_without_an_infobox_or_with_a_broken_one_is_left_alone(
+    vault: Vault, ledger: Ledger
+) -> None:
+    plain = f"# Garden Shed\n\n{DONE}[^1]\n\n## References\n\n{REFS.splitlines()[2]}\n"
+    broken = plain.replace(
+        "# Garden Shed\n\n", "# Garden Shed\n\n```info\nkind: project\nnot a field\n```\n\n"
+    )
+    for text in (plain, broken):
+        (vault.articles / "Garden_Shed.md").write_text(text, encoding="utf-8")
+        night(vault, ledger, None, run_id=f"r-{len(text)}")  # a model call would fail
+        assert read(vault) == text
