@@ -173,7 +173,8 @@ def test_synthesize_refuses_an_unknown_stage_in_one_line(tmp_path: Path) -> None
     assert bad.returncode == 1
     assert bad.stderr == (
         "dreaming: error: no stage named 'nope'; "
-        "choose one of: ingest, segment, extract, bucket, resolve, synthesize, link, editorial\n"
+        "choose one of: ingest, segment, extract, bucket, resolve, synthesize, reconcile, link, "
+        "editorial\n"
     )
 
 
