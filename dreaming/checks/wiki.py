@@ -26,6 +26,7 @@ from typing import Any
 from dreaming.article import parse, title_for_stem
 from dreaming.article.claims import keep_supported
 from dreaming.article.document import tail_rank
+from dreaming.article.history import TRACE, undated
 from dreaming.article.markup import category_name, markers
 from dreaming.article.queries import (
     aliases,
@@ -212,7 +213,8 @@ def _articles(vault: Vault, ledger: Ledger) -> dict[str, _Written]:
             written.sentences.append((sentence, {c for _, cs in cites for c in cs}))
             if cites:
                 excerpt = "\n\n".join(text for text, _ in cites)
-                by_excerpt.setdefault(excerpt, []).append(sentence)
+                # "As of March 2026, " is the citation's own date, said by RECONCILE.
+                by_excerpt.setdefault(excerpt, []).append(undated(sentence))
         for excerpt, said in by_excerpt.items():
             # The excerpt's words, options and speakers are read once for all it backs.
             dropped = {x for x, _ in keep_supported(said, excerpt, title).dropped}
@@ -229,12 +231,17 @@ def _talk_pages(vault: Vault) -> int:
 
 def _sentences(blocks: Sequence[str]) -> list[tuple[str, list[str]]]:
     """Each lead and body sentence (markup kept) with the footnote numbers it carries;
-    a sentence with none takes its paragraph's (code cites a paragraph at its end)."""
+    a sentence with none takes its paragraph's (code cites a paragraph at its end).
+    RECONCILE's History trace lines are no sentences of the article's."""
     out: list[tuple[str, list[str]]] = []
     for block in blocks:
         for paragraph in block.split("\n\n"):
             text = paragraph.strip()
             if not text or text.startswith(("```", "~~~", "{{", "*", "|")):
+                continue
+            lines = [x for x in text.splitlines() if not TRACE.match(x.strip())]
+            text = "\n".join(lines).strip()
+            if not text:
                 continue
             cited = [str(m) for m in markers(text)]
             said = sentences(" ".join(text.split()))

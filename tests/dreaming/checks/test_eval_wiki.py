@@ -88,6 +88,22 @@ def test_a_sentence_with_a_number_the_excerpt_lacks_is_unsupported(
     assert (free["sentences"], free["unsupported"]) == (2, 1)
 
 
+def test_a_sentence_dated_by_reconcile_and_its_history_trace_count_as_supported(
+    vault: Vault, ledger: Ledger, mdx: str
+) -> None:
+    dated = "As of February 2026, disable MD034 in .markdownlintrc.json.[^1]"
+    text = build(
+        "MDX",
+        lead="MDX reads angle bracket URLs as JSX.[^1]",
+        sections=[("Use", dated), ("History", "- February 2026: planned.[^1]")],
+        infobox=[("kind", "thing")],
+        footnotes=[Footnote(1, MDX.hash8, "2026-02-01", "claude", MDX.label)],
+    )
+    (vault.articles / "MDX.md").write_text(text, encoding="utf-8")
+    free = scorecard(vault, ledger).free
+    assert (free["sentences"], free["unsupported"]) == (2, 0)
+
+
 def test_articles_captured_subjects_and_stubs_are_counted(
     vault: Vault, ledger: Ledger, mdx: str
 ) -> None:
