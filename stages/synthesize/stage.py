@@ -13,6 +13,7 @@ stays where it is, unsynthesized, until one does.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator, Sequence
 
 from dreaming import languages
@@ -212,8 +213,15 @@ def _update(
         edit = Edit(stem, text, checksum(before), stage="synthesize", unit=key)
         return edit, [s.chunk_id for s in sources], None
     try:
+        title = title_for_stem(stem)
         revision = update.revise(
-            ctx.model(), text, title_for_stem(stem), fresh, unit=key, language=_language(ctx)
+            ctx.model(),
+            text,
+            title,
+            fresh,
+            unit=key,
+            language=_language(ctx),
+            longer=_longer(ctx, title),
         )
     except ModelCallError as e:
         return UnitResult("failed", str(e))
@@ -260,6 +268,13 @@ def _kinds_checksum(ctx: StageContext) -> str:
         return ctx.policy.page(SCHEMAS_PAGE).checksum
     except PolicyError:
         return ""
+
+
+def _longer(ctx: StageContext, title: str) -> list[str]:
+    """The titles of the vault's other articles that hold `title` as whole words."""
+    held = re.compile(rf"(?<!\w){re.escape(title)}(?!\w)", re.IGNORECASE)
+    titles = (title_for_stem(p.stem) for p in ctx.vault.articles.glob("*.md"))
+    return [t for t in titles if len(t) > len(title) and held.search(t)]
 
 
 def _article_exists(ctx: StageContext, stem: str) -> bool:

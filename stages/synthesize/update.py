@@ -28,6 +28,7 @@ cannot give, and BudgetExhausted, propagate.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -109,8 +110,10 @@ class _Change:
 class _Ask:
     """The model calls of one revision, all for one unit."""
 
-    def __init__(self, model: TextModel, stage: str, unit: str) -> None:
+    def __init__(self, model: TextModel, stage: str, unit: str, longer: Sequence[str]) -> None:
         self._model, self._stage, self._unit = model, stage, unit
+        self.longer = longer
+        """Other articles' titles holding the subject's (see `revise`)."""
         self.calls = 0
 
     def answer(self, system: str, user: str, constraint: Constraint) -> str:
@@ -139,13 +142,16 @@ def revise(
     unit: str,
     stage: str = "synthesize",
     language: Language = ENGLISH,
+    longer: Sequence[str] = (),
 ) -> Revision | None:
     """The article `text` updated with the whole delta `sources` (oldest first); None when
     the delta changes nothing (all-no and not substantive, or nothing usable drafted).
-    Raises ModelCallError / BudgetExhausted as the seam does."""
+    `longer`: other articles' titles that hold this one ("Claude Code" for Claude): a
+    paragraph naming only them is not about this subject. Raises ModelCallError /
+    BudgetExhausted as the seam does."""
     if not sources:
         return None
-    ask = _Ask(model, stage, unit)
+    ask = _Ask(model, stage, unit, longer)
     article = parse(text)
     top = top_label(text)
     fresh = [str(top + 1 + i) for i in range(len(sources))]
@@ -279,15 +285,23 @@ def _drafted(
         if paragraph is not None:
             paragraph = claims.keep_supported(sentences(paragraph), source.text, title).text
         paragraph = specifics.with_positions(paragraph, source.text, [title], language)
-        if paragraph is None or not content_words(paragraph) & named:
+        if paragraph is None or not content_words(_without(paragraph, ask.longer)) & named:
             # A paragraph that never names the subject is about something else the
-            # excerpt discussed ("The renderer's logic …" drafted for Claude).
+            # excerpt discussed ("The renderer's logic …" drafted for Claude), and so is
+            # one naming it only inside a longer name ("Claude Code" drafted for Claude).
             continue
         new = [x for x in sentences(paragraph) if len(content_words(x) - have) >= NEW_WORDS]
         if new:
             out.append(cite(" ".join(new), [label]))
             have |= content_words(" ".join(new))
     return out
+
+
+def _without(text: str, names: Sequence[str]) -> str:
+    """`text` with every whole-word mention of `names` taken out."""
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def _corrected(

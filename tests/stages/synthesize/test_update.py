@@ -174,6 +174,13 @@ def test_a_drafted_paragraph_that_never_names_the_subject_is_left_out() -> None:
     assert _revise(Editor(route={"Choice"}, drafts={"Choice": drafted})) is None
 
 
+def test_a_paragraph_naming_the_subject_only_inside_a_longer_name_is_left_out() -> None:
+    drafted = "The person painted the black shelf bracket."
+    editor = Editor(route={"Choice"}, drafts={"Choice": drafted})
+    assert revise(editor, OLD, TITLE, (PAINT,), unit="u", longer=["Black Shelf Bracket"]) is None
+    assert _revise(Editor(route={"Choice"}, drafts={"Choice": drafted})) is not None
+
+
 def test_a_drafted_sentence_its_excerpt_does_not_hold_is_left_out() -> None:
     drafted = "The bracket is painted black. The bracket cost forty euros."
     r = _revise(Editor(route={"Choice"}, drafts={"Choice": drafted}))
