@@ -29,7 +29,7 @@ def split_rule(text: str) -> SplitRule:
             continue
         for line in lines[block.start + 1 : block.end - 1]:
             key, colon, value = (part.strip() for part in line_content(line).partition(":"))
-            if colon and key in found and value.isdigit() and 0 < int(value) <= 100_000:
+            if colon and key in found and value.isdecimal() and 0 < int(value) <= 100_000:
                 found[key] = int(value)
         break
     share = min(found["share_percent"], 100) / 100
@@ -41,7 +41,7 @@ def split_problems(content: list[str]) -> list[str]:
     problems = []
     for line in (x for x in content if x and not x.startswith("#")):
         key, colon, value = (part.strip() for part in line.partition(":"))
-        if not colon or key not in SETTINGS or not value.isdigit():
+        if not colon or key not in SETTINGS or not value.isdecimal():
             problems.append(
                 f"the split line {line!r} is not `<name>: <whole number>` with a name among "
                 f"{', '.join(SETTINGS)}; correct it"
