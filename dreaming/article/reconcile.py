@@ -12,6 +12,7 @@ unresolved, not forced.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -154,13 +155,16 @@ def _dated(
             (
                 i
                 for i, h in enumerate(headings)
-                if h == p.cited.heading and p.cited.sentence in bodies[i]
+                if h == p.cited.heading
+                and _sentence_at(bodies[i], p.cited.sentence, p.cited.labels) >= 0
             ),
             None,
         )
         dated = as_of(p.cited.sentence, p.cited.date, names)
-        if at is not None and dated != p.cited.sentence:
-            bodies[at] = bodies[at].replace(p.cited.sentence, dated, 1)
+        where = -1 if at is None else _sentence_at(bodies[at], p.cited.sentence, p.cited.labels)
+        if at is not None and where >= 0 and dated != p.cited.sentence:
+            end = where + len(p.cited.sentence)
+            bodies[at] = bodies[at][:where] + dated + bodies[at][end:]
             touched.append(p.cited.heading)
     sections = [
         s if s.body == body else replace(s, body=body)
@@ -179,6 +183,17 @@ def _dated(
             touched.append(history.heading)
     out = replace(article, lead=bodies[0], sections=tuple(sections))
     return out, list(dict.fromkeys(touched))
+
+
+def _sentence_at(body: str, sentence: str, labels: Sequence[str]) -> int:
+    """Where `sentence` stands in `body` as a whole sentence (not the tail of a longer
+    one), at the one its own markers follow where there is one; -1 where it stands not."""
+    whole = rf"(?<!\S){re.escape(sentence)}"
+    marks = "".join(rf"[ \t]{{0,3}}\[\^{re.escape(label)}\]" for label in labels)
+    for pattern in (whole + marks, whole):
+        if (m := re.search(pattern, body)) is not None:
+            return m.start()
+    return -1
 
 
 LEAD_POSITION_WORDS = 25
@@ -207,14 +222,16 @@ def date_block(block: str, dates: Mapping[str, str], names: Collection[str]) -> 
     """Each cited present-tense sentence of `block` scoped to the month of its newest
     source (`dates`: footnote label → YYYY-MM-DD): what a changed position does to the
     text it supersedes. Words, markers and every other byte stay."""
-    out = block
+    out: list[str] = []
+    at = 0
     for sentence, marks in sentences(block):
         labels = MARKER.findall(marks)
         when = max((dates.get(label, "") for label in labels), default="")
         dated = as_of(sentence, when, names) if labels else sentence
-        if dated != sentence:
-            out = out.replace(sentence, dated, 1)
-    return out
+        where = block.find(sentence, at)
+        out += [block[at:where], dated]
+        at = where + len(sentence)
+    return "".join([*out, block[at:]])
 
 
 def names_in(blocks: Sequence[str]) -> set[str]:

@@ -13,7 +13,7 @@ from dreaming.article.cited import Cited, cited_sentences
 from dreaming.article.fields import Proposal, propose
 from dreaming.article.history import as_of, month, with_trace
 from dreaming.article.markup import markers
-from dreaming.article.reconcile import settle
+from dreaming.article.reconcile import date_block, settle
 from dreaming.policy.schemas import schema_fields
 from dreaming.resources import data_dir
 from tests.support import best_seconds
@@ -257,3 +257,32 @@ def test_settling_a_long_article_takes_time_in_proportion() -> None:
         return best_seconds(lambda _: settle(article, PROJECT, found, {"status": {"planned"}}), "")
 
     assert timed(800) < 20 * timed(100) + 0.05
+
+
+def test_a_superseded_sentence_inside_a_longer_one_dates_the_whole_sentence_only() -> None:
+    refs = (
+        "[^1]: `conv:aaaa1111` (2026-03-01, chatgpt) — a\n"
+        "[^2]: `conv:bbbb2222` (2026-05-01, chatgpt) — b"
+    )
+    story = "The Shed is planned.[^2] Shed is planned.[^1] The shed was finished.[^2]"
+    text = build(
+        "Shed",
+        lead="Shed is a hut.[^1]",
+        sections=[("Story", story), ("References", refs)],
+        infobox={"kind": "project"},
+    )
+    article = parse(text)
+    found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
+    out = settle(article, PROJECT, found, {"status": {"planned", "finished"}})
+    section = parse(out.text).section("Story")
+    assert section is not None
+    assert section.body == (
+        "The Shed is planned.[^2] As of March 2026, Shed is planned.[^1] The shed was finished.[^2]"
+    )
+
+
+def test_dating_a_block_dates_each_sentence_where_it_stands() -> None:
+    block = "The Shed is planned.[^1] Shed is planned.[^1]"
+    assert date_block(block, {"1": "2026-03-01"}, {"Shed"}) == (
+        "As of March 2026, the Shed is planned.[^1] As of March 2026, Shed is planned.[^1]"
+    )
