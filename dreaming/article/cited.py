@@ -23,6 +23,8 @@ from dreaming.article.markup import (
 from dreaming.article.queries import footnote_defs
 
 _MARK_AT = re.compile(r"[ \t]{0,3}\[\^[^\[\]\s^]{1,40}\]")
+_QUOTE = re.compile(r"^(?:>[ \t]?)+")
+_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
 
 
 def sentences(text: str) -> list[tuple[str, str]]:
@@ -97,7 +99,8 @@ def cited_sentences(article: Article) -> list[Cited]:
 
 
 def _paragraphs(body: str) -> Iterator[str]:
-    """The prose paragraphs of a block: lines joined, code and structure lines left out."""
+    """The prose paragraphs of a block: lines joined, code and structure lines left out,
+    a quote's `>` and a list item's bullet too (each item a paragraph of its own)."""
     lines = split_lines(body)
     flags = code_flags(lines)
     run: list[str] = []
@@ -110,11 +113,15 @@ def _paragraphs(body: str) -> Iterator[str]:
             or BANNER_LINE.match(text)
             or TRACE.match(text.strip())
         )
-        if code or structure or not text.strip():
+        said = _QUOTE.sub("", text.strip())
+        item = _ITEM.match(said)
+        if code or structure or not said.strip() or item:
             if run:
                 yield " ".join(run)
             run = []
-            continue
-        run.append(text.strip())
+            if code or structure or not item:
+                continue
+            said = said[item.end() :]
+        run.append(said.strip())
     if run:
         yield " ".join(run)

@@ -286,3 +286,34 @@ def test_dating_a_block_dates_each_sentence_where_it_stands() -> None:
     assert date_block(block, {"1": "2026-03-01"}, {"Shed"}) == (
         "As of March 2026, the Shed is planned.[^1] As of March 2026, Shed is planned.[^1]"
     )
+
+
+def test_a_list_items_or_quotes_sentence_is_read_without_its_bullet() -> None:
+    refs = "[^1]: `conv:aaaa1111` (2026-01-01, chatgpt) — a"
+    story = "- The shed is planned.\n- Work started.[^1]\n\n> The roof is done.[^1]"
+    text = build("Shed", lead="x", sections=[("S", story), ("References", refs)])
+    said = [(c.sentence, c.labels) for c in cited_sentences(parse(text))]
+    assert said == [("Work started.", ("1",)), ("The roof is done.", ("1",))]
+
+
+def test_a_superseded_list_item_is_dated_inside_its_item() -> None:
+    refs = (
+        "[^1]: `conv:aaaa1111` (2026-03-01, chatgpt) — a\n"
+        "[^2]: `conv:bbbb2222` (2026-05-01, chatgpt) — b"
+    )
+    story = "- The shed is planned.[^1]\n- The shed was finished.[^2]"
+    text = build(
+        "Shed",
+        lead="Shed is a hut.[^1]",
+        sections=[("Story", story), ("References", refs)],
+        infobox={"kind": "project"},
+    )
+    article = parse(text)
+    found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
+    out = parse(settle(article, PROJECT, found, {"status": {"planned", "finished"}}).text)
+    section = out.section("Story")
+    assert section is not None
+    assert section.body == (
+        "- As of March 2026, the shed is planned.[^1]\n- The shed was finished.[^2]"
+    )
+    assert out.lead == "Shed is a hut.[^1] The shed was finished.[^2]"
