@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from dreaming.article.cited import sentences
-from dreaming.article.document import Article, Section, build, render, tail_rank
+from dreaming.article.document import REFERENCES, Article, Section, build, render, tail_rank
 from dreaming.article.history import HISTORY
 from dreaming.article.markup import DEFINITION, MAIN_LINE, MARKER, conv_hashes, words
-from dreaming.article.queries import article_markers, footnote_defs, prose
+from dreaming.article.queries import article_definitions, article_markers, footnote_defs, prose
 from dreaming.article.titles import heading_key
 
 
@@ -80,12 +80,19 @@ def split(
     lead, *bodies = ["\n\n".join(b) for b in blocks]
     cited = {m for block in (lead, *bodies) for m in MARKER.findall(block)}
     kind = dict(article.infobox or ()).get("kind", "thing")
+    # Every definition the moved words cite, a person's own (not in the standard form) too.
+    refs: dict[str, str] = {}
+    for d in article_definitions(article):
+        if d.label in cited and d.label not in refs:
+            refs[d.label] = notes[d.label].line() if d.label in notes else f"[^{d.label}]: {d.text}"
     child_text = build(
         child,
         lead=lead,
-        sections=list(zip(headings, bodies, strict=True)),
+        sections=[
+            *zip(headings, bodies, strict=True),
+            *([(REFERENCES, "\n".join(refs.values()))] if refs else []),
+        ],
         infobox={"kind": kind},
-        footnotes=[f for label, f in notes.items() if label in cited],
         banner=article.title,
     )
     summary = f"*Main article: [[{child}]]*\n\n{_first_sentence(paragraphs[0])}"
