@@ -5,14 +5,15 @@ only: every word and citation moves, none is written anew.
 
 The child is written first, then the parent (the only edit allowed to shrink a section
 below the word floor, because its words stand in the child): killed in between, the
-next night finds the child as it would write it and finishes the parent. A child whose
+next night finds the child as it would write it and finishes the parent. The parent may
+lose the section's code too: it stands in the child. A child whose
 name is taken, or an article the person edited since dreaming last wrote it, gets the
 split proposed on its Talk page instead of made.
 """
 
 from __future__ import annotations
 
-from dreaming.article import normalize, parse, stem_for_title, title_for_stem
+from dreaming.article import Part, normalize, parse, stem_for_title, title_for_stem
 from dreaming.article.document import infobox_malformed
 from dreaming.article.queries import is_redirect
 from dreaming.article.split import SplitRule, outgrown, split
@@ -64,7 +65,7 @@ def split_unit(vault: Vault, writer: Writer, stem: str, rule: SplitRule) -> Unit
         stem,
         made.parent,
         checksum(before),
-        (section.heading,),
+        (section.heading, Part.CODE),  # the section's code stands in the child now
         "editorial",
         f"{PREFIX}{stem}",
         allow_dropped=made.dropped,

@@ -172,3 +172,12 @@ def test_a_parent_and_its_child_are_never_proposed_for_a_merge(
     night(vault, ledger, "r2")
     assert not (vault.talk / "Garden_Shed.md").exists()
     assert not (vault.talk / "Roof.md").exists()
+
+
+def test_a_section_with_code_moves_its_code_and_the_parent_is_written(
+    vault: Vault, ledger: Ledger
+) -> None:
+    shed(vault, roof=f"{ROOF}\n\n```sh\nfelt --nail 40mm\n```")
+    night(vault, ledger)
+    assert "felt --nail 40mm" in read(vault, "Roof")
+    assert MAIN_LINE.fullmatch(read(vault, "Garden_Shed").split("## Roof\n\n")[1].splitlines()[0])
