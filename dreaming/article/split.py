@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from dreaming.article.cited import sentences
 from dreaming.article.document import REFERENCES, Article, Section, build, render, tail_rank
+from dreaming.article.fences import code_flags
 from dreaming.article.history import HISTORY
 from dreaming.article.markup import DEFINITION, MAIN_LINE, MARKER, conv_hashes, words
 from dreaming.article.queries import article_definitions, article_markers, footnote_defs, prose
@@ -128,9 +129,12 @@ def _summarised(section: Section) -> bool:
 def _paragraphs(body: str) -> tuple[list[str], str]:
     """The prose paragraphs before the first subsection or code block, and the rest."""
     lines = body.splitlines()
-    cut = next((i for i, x in enumerate(lines) if x.startswith(("###", "```", "~~~"))), len(lines))
+    flags = code_flags(lines)  # a fence indented up to three spaces is one too
+    cut = next(
+        (i for i, x in enumerate(lines) if flags[i] or x.lstrip(" ").startswith("###")), len(lines)
+    )
     paragraphs = [p.strip() for p in "\n".join(lines[:cut]).split("\n\n") if p.strip()]
-    rest = "\n".join(lines[cut:]).strip()
+    rest = "\n".join(lines[cut:]).rstrip()
     return (paragraphs or [""]), rest
 
 

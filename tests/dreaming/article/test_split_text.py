@@ -43,3 +43,9 @@ def test_a_persons_own_footnote_moves_with_the_words_that_cite_it() -> None:
 def test_a_child_citing_a_persons_own_footnote_passes_the_gate() -> None:
     _, made = roof_split("The roof is felt.[^2] It is laid as the manual says.[^3]")
     assert check(None, normalize(made.child, stem="Roof"), stem="Roof").ok
+
+
+def test_an_indented_code_block_moves_byte_for_byte() -> None:
+    code = "  ```\n  felt --nail 40mm\n\n  felt --check\n  ```"
+    _, made = roof_split(f"The roof is felt.[^2]\n\n{code}\n\nIt is laid as the manual says.[^3]")
+    assert code in made.child
