@@ -58,8 +58,8 @@ def as_of(sentence: str, date: str, names: Collection[str] = ()) -> str:
     if not when or is_dated(sentence) or past:
         return sentence
     first, space, rest = sentence.partition(" ")
-    function = first.casefold() in STOPWORDS
-    if (function or first not in names) and first[1:] == first[1:].lower():
+    kept = first == "I" or any(c.isdigit() for c in first) or first[1:] != first[1:].lower()
+    if not kept and (first.casefold() in STOPWORDS or first not in names):
         first = first[:1].lower() + first[1:]
     return f"As of {when}, {first}{space}{rest}"
 

@@ -14,7 +14,7 @@ from dreaming.article.cited import sentences
 from dreaming.article.document import REFERENCES, Article, Section, build, render, tail_rank
 from dreaming.article.fences import code_flags
 from dreaming.article.history import HISTORY
-from dreaming.article.markup import DEFINITION, MAIN_LINE, MARKER, conv_hashes, words
+from dreaming.article.markup import DEFINITION, MAIN_LINE, conv_hashes, markers, words
 from dreaming.article.queries import article_definitions, article_markers, footnote_defs, prose
 from dreaming.article.titles import heading_key
 
@@ -69,7 +69,7 @@ def split(
     blocks: list[list[str]] = [[paragraphs[0]]]
     headings: list[str] = []
     for paragraph in paragraphs[1:]:
-        labels = [notes[m].desc for m in MARKER.findall(paragraph) if m in notes]
+        labels = [notes[m].desc for m in markers(paragraph) if m in notes]
         heading = headed(labels, [child, *headings])
         if heading is None:
             blocks[-1].append(paragraph)
@@ -79,7 +79,7 @@ def split(
     if rest:
         blocks[-1].append(rest)
     lead, *bodies = ["\n\n".join(b) for b in blocks]
-    cited = {m for block in (lead, *bodies) for m in MARKER.findall(block)}
+    cited = {m for block in (lead, *bodies) for m in markers(block)}
     kind = dict(article.infobox or ()).get("kind", "thing")
     # Every definition the moved words cite, a person's own (not in the standard form) too.
     refs: dict[str, str] = {}

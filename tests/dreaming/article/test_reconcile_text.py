@@ -81,6 +81,11 @@ def test_as_of_dates_a_present_tense_sentence_and_lowers_only_a_non_name() -> No
     )
 
 
+def test_as_of_keeps_the_capital_of_i_and_of_a_word_with_digits() -> None:
+    assert as_of("I plan to paint it.", "2026-03-01") == "As of March 2026, I plan to paint it."
+    assert as_of("X11 is planned.", "2026-03-01") == "As of March 2026, X11 is planned."
+
+
 def test_as_of_leaves_a_past_or_dated_sentence() -> None:
     assert as_of("The shed was planned.", "2026-03-01") == "The shed was planned."
     dated = "As of May 2026, the shed is planned."
