@@ -49,7 +49,8 @@ def display(name: str) -> str:
     """How a surface form is shown: whitespace collapsed, a possessive and a leading
     article off ("the Thing's" is shown as "Thing": a title names the thing)."""
     words = _without_possessive(name.strip()).split()
-    while len(words) > 1 and words[0].casefold() in ARTICLES:
+    # Only before a word canonical() keeps: "A :" is the name "A", not ":".
+    while len(words) > 1 and words[0].casefold() in ARTICLES and _squeeze(" ".join(words[1:])):
         words = words[1:]
     return " ".join(words)
 

@@ -91,6 +91,11 @@ def test_a_name_is_shown_without_its_possessive(surface: str, shown: str) -> Non
     assert display(surface) == shown
 
 
+def test_an_article_before_punctuation_only_is_the_name() -> None:
+    assert display("A :") == "A :"
+    assert canonical(display("A :")) == canonical("A :")
+
+
 @given(st.text(max_size=40))
 def test_a_shown_name_keeps_its_key(name: str) -> None:
     assert canonical(display(name)) == canonical(name)
