@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.article import build, parse
+from dreaming.article import Article, build, parse
 from dreaming.article.cited import Cited, cited_sentences
 from dreaming.article.fields import Proposal, propose
 from dreaming.article.history import as_of, month, with_trace
@@ -264,12 +264,12 @@ def test_settling_a_long_article_takes_time_in_proportion() -> None:
     assert timed(800) < 20 * timed(100) + 0.05
 
 
-def test_a_superseded_sentence_inside_a_longer_one_dates_the_whole_sentence_only() -> None:
+def settled_story(story: str) -> Article:
+    """A Shed project whose Story cites March and May, after settling."""
     refs = (
         "[^1]: `conv:aaaa1111` (2026-03-01, chatgpt) — a\n"
         "[^2]: `conv:bbbb2222` (2026-05-01, chatgpt) — b"
     )
-    story = "The Shed is planned.[^2] Shed is planned.[^1] The shed was finished.[^2]"
     text = build(
         "Shed",
         lead="Shed is a hut.[^1]",
@@ -278,10 +278,18 @@ def test_a_superseded_sentence_inside_a_longer_one_dates_the_whole_sentence_only
     )
     article = parse(text)
     found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
-    out = settle(article, PROJECT, found, {"status": {"planned", "finished"}})
-    section = parse(out.text).section("Story")
+    return parse(settle(article, PROJECT, found, {"status": {"planned", "finished"}}).text)
+
+
+def story_of(article: Article) -> str:
+    section = article.section("Story")
     assert section is not None
-    assert section.body == (
+    return section.body
+
+
+def test_a_superseded_sentence_inside_a_longer_one_dates_the_whole_sentence_only() -> None:
+    story = "The Shed is planned.[^2] Shed is planned.[^1] The shed was finished.[^2]"
+    assert story_of(settled_story(story)) == (
         "The Shed is planned.[^2] As of March 2026, Shed is planned.[^1] The shed was finished.[^2]"
     )
 
@@ -302,23 +310,8 @@ def test_a_list_items_or_quotes_sentence_is_read_without_its_bullet() -> None:
 
 
 def test_a_superseded_list_item_is_dated_inside_its_item() -> None:
-    refs = (
-        "[^1]: `conv:aaaa1111` (2026-03-01, chatgpt) — a\n"
-        "[^2]: `conv:bbbb2222` (2026-05-01, chatgpt) — b"
-    )
-    story = "- The shed is planned.[^1]\n- The shed was finished.[^2]"
-    text = build(
-        "Shed",
-        lead="Shed is a hut.[^1]",
-        sections=[("Story", story), ("References", refs)],
-        infobox={"kind": "project"},
-    )
-    article = parse(text)
-    found = propose(cited_sentences(article), ("Shed",), PROJECT, {})
-    out = parse(settle(article, PROJECT, found, {"status": {"planned", "finished"}}).text)
-    section = out.section("Story")
-    assert section is not None
-    assert section.body == (
+    out = settled_story("- The shed is planned.[^1]\n- The shed was finished.[^2]")
+    assert story_of(out) == (
         "- As of March 2026, the shed is planned.[^1]\n- The shed was finished.[^2]"
     )
     assert out.lead == "Shed is a hut.[^1] The shed was finished.[^2]"
