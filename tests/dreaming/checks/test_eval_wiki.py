@@ -219,7 +219,12 @@ def test_the_share_of_units_through_the_write_gate_is_given_per_stage(
     vault: Vault, ledger: Ledger
 ) -> None:
     with ledger.transaction():
-        for unit, status in (("a", "done"), ("b", "done"), ("c", "rejected")):
+        statuses: tuple[tuple[str, work.WorkStatus], ...] = (
+            ("a", "done"),
+            ("b", "done"),
+            ("c", "rejected"),
+        )
+        for unit, status in statuses:
             work.record(ledger, "link", unit, "h", status, run_id=None, now="2026-01-01")
     card = scorecard(vault, ledger)
     assert card.free["gate"]["link"] == (2, 1)
