@@ -100,12 +100,26 @@ def propose(
         for field, cue in _LINK_CUES.items():
             if field in wanted and (hit := cue.search(plain)):
                 after = plain[hit.end() :]
-                found += [
-                    Proposal(field, f"[[{title}]]", c)
-                    for title, also in others.items()
-                    if any(_mentions(after, n) for n in (title, *also))
-                ]
+                found += [Proposal(field, f"[[{t}]]", c) for t in _named(after, others)]
     return found
+
+
+def _named(text: str, others: Mapping[str, Sequence[str]]) -> list[str]:
+    """The titles whose names `text` mentions, a mention inside a longer one left out
+    ("Rust Belt" names Rust Belt, not Rust)."""
+    spans: list[tuple[int, int, str]] = []
+    for title, also in others.items():
+        for name in (title, *also):
+            name = name.strip()
+            if name:
+                pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
+                spans += [(m.start(), m.end(), title) for m in re.finditer(pattern, text, re.I)]
+    kept = [
+        t
+        for a, b, t in spans
+        if not any(x <= a and b <= y and (y - x) > (b - a) for x, y, _ in spans)
+    ]
+    return list(dict.fromkeys(kept))
 
 
 def _names_subject(plain: str, names: Sequence[str]) -> bool:
@@ -115,13 +129,6 @@ def _names_subject(plain: str, names: Sequence[str]) -> bool:
         return True
     own = {w for n in names for w in words(n) if w not in STOPWORDS and len(w) > 2}
     return bool(own & set(words(plain)))
-
-
-def _mentions(text: str, name: str) -> bool:
-    name = name.strip()
-    if not name:
-        return False
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def _type(plain: str, names: Sequence[str]) -> str | None:

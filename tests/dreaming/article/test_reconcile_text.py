@@ -64,6 +64,11 @@ def test_a_relationship_names_only_an_article_after_its_cue() -> None:
     assert said == {("uses", "[[Cedar]]")}
 
 
+def test_a_name_inside_a_longer_ones_mention_proposes_only_the_longer() -> None:
+    others: dict[str, tuple[str, ...]] = {"Rust": (), "Rust Belt": ()}
+    assert proposed("The shed uses Rust Belt steel.", others) == {("uses", "[[Rust Belt]]")}
+
+
 def test_used_for_copies_the_words_up_to_the_clause_end() -> None:
     assert ("used_for", "storing bikes") in proposed(
         "The shed is used for storing bikes and tools."
