@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from dreaming.article.cited import Cited
 from dreaming.article.claims import kind_of
 from dreaming.article.history import undated
-from dreaming.article.words import STOPWORDS, words
+from dreaming.article.words import STOPWORDS, mention, words
 
 STATUS = "status"
 STATUSES: Mapping[str, re.Pattern[str]] = {
@@ -112,8 +112,7 @@ def _named(text: str, others: Mapping[str, Sequence[str]]) -> list[str]:
         for name in (title, *also):
             name = name.strip()
             if name:
-                pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
-                spans += [(m.start(), m.end(), title) for m in re.finditer(pattern, text, re.I)]
+                spans += [(m.start(), m.end(), title) for m in mention(name).finditer(text)]
     kept = [
         t
         for a, b, t in spans

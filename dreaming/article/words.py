@@ -6,6 +6,8 @@ sentence against the excerpt it cites.
 
 from __future__ import annotations
 
+import re
+
 _STOP = (
     "a an and are as at be but by can could do does for from had has have how i if in into "
     "is it its just me my no not of on or our please so some than that the their them then "
@@ -67,3 +69,8 @@ def sentences(text: str) -> list[str]:
     if rest:
         out.append(rest)
     return out
+
+
+def mention(name: str) -> re.Pattern[str]:
+    """A whole-word, case-insensitive mention of `name` ("Rust" not in "Rusty")."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from dreaming.article.fences import fence_blocks, line_content, split_lines
 from dreaming.article.fields import STATUSES
-from dreaming.article.words import content_words, sentences
+from dreaming.article.words import content_words, mention, sentences
 from dreaming.languages import Language, written_in
 
 MAX_LINES = 30
@@ -123,7 +123,7 @@ def with_positions(
 
 def _names(text: str, name: str) -> bool:
     name = name.strip()
-    return bool(name) and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) is not None
+    return bool(name) and mention(name).search(text) is not None
 
 
 def _roles(lines: list[str]) -> list[str]:

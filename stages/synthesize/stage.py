@@ -13,12 +13,12 @@ stays where it is, unsynthesized, until one does.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator, Sequence
 
 from dreaming import languages
 from dreaming.article import parse, title_for_stem
 from dreaming.article.queries import footnote_defs
+from dreaming.article.words import mention
 from dreaming.errors import PolicyError, RefusedFileError, UnsafePathError
 from dreaming.ledger import buckets, subjects, woven
 from dreaming.ledger.buckets import CAPTURED
@@ -272,7 +272,7 @@ def _kinds_checksum(ctx: StageContext) -> str:
 
 def _longer(ctx: StageContext, title: str) -> list[str]:
     """The titles of the vault's other articles that hold `title` as whole words."""
-    held = re.compile(rf"(?<!\w){re.escape(title)}(?!\w)", re.IGNORECASE)
+    held = mention(title)
     titles = (title_for_stem(p.stem) for p in ctx.vault.articles.glob("*.md"))
     return [t for t in titles if len(t) > len(title) and held.search(t)]
 

@@ -28,7 +28,6 @@ cannot give, and BudgetExhausted, propagate.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -41,7 +40,7 @@ from dreaming.article.queries import article_markers, footnote_defs, prose
 from dreaming.article.reconcile import date_block, names_in
 from dreaming.article.sections import add_section, replace_section
 from dreaming.article.titles import heading_key
-from dreaming.article.words import content_words, sentences
+from dreaming.article.words import content_words, mention, sentences
 from dreaming.languages import ENGLISH, Language, written_in
 from dreaming.model import Choice, Constraint, Lines, ModelCallError, TextModel
 from stages.prompts import create as create_prompt
@@ -300,7 +299,7 @@ def _drafted(
 def _without(text: str, names: Sequence[str]) -> str:
     """`text` with every whole-word mention of `names` taken out."""
     for name in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.IGNORECASE)
+        text = mention(name).sub(" ", text)
     return text
 
 
