@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from dreaming.article import build, check, parse
 from dreaming.article.markup import MAIN_LINE, markers
 from dreaming.ledger import Ledger
@@ -13,6 +15,7 @@ from dreaming.vault import Vault
 from stages.editorial.stage import EditorialStage
 from stages.runner.pipeline import run_stage
 from stages.runner.report import StageReport
+from stages.runner.write import Edit, Outcome, Writer
 from tests.support import stage_context
 
 NOW = "2026-06-01T03:00:00+00:00"
@@ -181,3 +184,21 @@ def test_a_section_with_code_moves_its_code_and_the_parent_is_written(
     night(vault, ledger)
     assert "felt --nail 40mm" in read(vault, "Roof")
     assert MAIN_LINE.fullmatch(read(vault, "Garden_Shed").split("## Roof\n\n")[1].splitlines()[0])
+
+
+def test_a_persons_edit_saved_between_the_childs_write_and_the_parents_wins(
+    vault: Vault, ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = shed(vault) + "\nMy own line.\n"
+    real = Writer.write
+
+    def racing(self: Writer, edit: Edit) -> Outcome:
+        done = real(self, edit)
+        if edit.target == "Roof":  # the child is on disk: the person saves the parent
+            (vault.articles / "Garden_Shed.md").write_text(mine, encoding="utf-8")
+        return done
+
+    monkeypatch.setattr(Writer, "write", racing)
+    report = night(vault, ledger)
+    assert read(vault, "Garden_Shed") == mine
+    assert report.rejected == 1  # the parent's edit, refused; the child stays written
