@@ -43,11 +43,13 @@ GOLD = ROOT / "tests" / "fixtures" / "wiki_gold.jsonl"
 
 
 def proposals(ledger: Ledger, conv: str) -> list[list[str]]:
-    """The proposals (names_key form) for conversation `conv`, read as one chunk: most
-    gold conversations are one chunk, and segmenting takes the model."""
+    """The proposals (names_key form) for conversation `conv`, read as one chunk as
+    EXTRACT reads it: most gold conversations are one chunk, and segmenting takes the
+    model."""
     messages = list(conversations.messages(ledger, conv))
     title = conversations.title(ledger, conv)
-    found = propose(full_text(messages), AliasIndex.build(), title=title)
+    person = full_text([m for m in messages if m.role == "user"])
+    found = propose(full_text(messages), AliasIndex.build(), title=title, person=person)
     return [[names_key(c.display) for c in found]] if messages else []
 
 

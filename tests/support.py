@@ -84,9 +84,17 @@ class Answer:
     user: str
     text: str
     system: str | None = None
+    confidence: float | None = None
 
     def line(self) -> str:
-        row = {"stage": self.stage, "system": self.system, "user": self.user, "text": self.text}
+        row: dict[str, object] = {
+            "stage": self.stage,
+            "system": self.system,
+            "user": self.user,
+            "text": self.text,
+        }
+        if self.confidence is not None:
+            row["confidence"] = self.confidence
         return json.dumps(row, ensure_ascii=False) + "\n"
 
 

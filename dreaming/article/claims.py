@@ -102,7 +102,11 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
     numbers = set(_NUMBER.findall(excerpt))
     named = stems(title)
     skip = named | _FREE
+    previous = ""
     for sentence in sentences:
+        if not kept and title:
+            sentence = _named(sentence, previous, title)
+        previous = sentence
         plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
         why = (
             (None if kept else opens_mid_thought(plain))
@@ -124,6 +128,19 @@ _PRONOUNS = frozenset((
     "it", "its", "they", "them", "their", "this", "these", "those", "he", "she", "his",
     "her", "that", "such", "both",
 ))  # fmt: skip
+
+
+_IT = re.compile(r"(It|Its)\b")
+
+
+def _named(sentence: str, previous: str, title: str) -> str:
+    """`sentence` with an opening "It"/"Its" replaced by the title, where the sentence
+    before it (dropped) opened with the title: the pronoun named the article's subject,
+    and the paragraph now opens here."""
+    m = _IT.match(sentence)
+    if m is None or not previous.casefold().startswith(title.casefold()):
+        return sentence
+    return (title if m.group(1) == "It" else f"{title}'s") + sentence[m.end() :]
 
 
 def opens_mid_thought(sentence: str) -> str | None:

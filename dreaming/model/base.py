@@ -68,6 +68,11 @@ class Usage:
 class Completion:
     text: str
     usage: Usage
+    confidence: float | None = None
+    """For a `Choice` answer decoded in process: the probability the model gave the
+    answer's first token, among the options' first tokens it weighed. A small model
+    answers "yes" to nearly every question; how sure it was still ranks the answers.
+    None where the backend cannot say (a server, a replay recorded without it)."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,13 @@ def prompt_key(system: str | None, user: str) -> str:
 
 
 def finished_text(
-    stage: str, text: str, usage: Usage, *, stopped: bool, limit: int = MAX_OUTPUT_TOKENS
+    stage: str,
+    text: str,
+    usage: Usage,
+    *,
+    stopped: bool,
+    limit: int = MAX_OUTPUT_TOKENS,
+    confidence: float | None = None,
 ) -> Completion:
     """The common verdict on a raw answer, so every backend fails the same way."""
     if not stopped:
@@ -154,7 +165,7 @@ def finished_text(
         raise ModelCallError(
             f"model returned nothing for stage {stage}; the unit is retried next run", usage
         )
-    return Completion(text=text, usage=usage)
+    return Completion(text=text, usage=usage, confidence=confidence)
 
 
 def constrained(stage: str, completion: Completion, constraint: Constraint | None) -> Completion:
@@ -170,7 +181,7 @@ def constrained(stage: str, completion: Completion, constraint: Constraint | Non
             f"({one_line(e)}); the unit is retried next run",
             completion.usage,
         ) from None
-    return Completion(text=text, usage=completion.usage)
+    return Completion(text=text, usage=completion.usage, confidence=completion.confidence)
 
 
 def common_prefix(a: list[int], b: list[int]) -> int:

@@ -168,6 +168,11 @@ def _sample(text: str) -> str:
     return " ".join(text.split())[:60]
 
 
+WEIGHED = 64
+"""Likeliest first tokens weighed for a choice's confidence: the options' first tokens
+are among them whenever the model considers them at all."""
+
+
 class TokenChooser:
     """Greedy decoding held to a constraint, one token at a time.
 
@@ -191,6 +196,10 @@ class TokenChooser:
         self._stop = min(self._eos)
         self._data = b""
         self.done = False
+        self._weigh = isinstance(constraint, Choice)
+        self.confidence: float | None = None
+        """For a Choice: the chosen first token's share of the probability of the
+        `WEIGHED` likeliest tokens that could begin an option."""
 
     @property
     def text(self) -> str:
@@ -210,6 +219,10 @@ class TokenChooser:
 
     def choose(self, logits: Any) -> int:
         """The token to emit next, given the model's logits (a numpy vector)."""
+        if self._weigh and not self._data and self.confidence is None:
+            first = self._weighed(logits)
+            if first is not None:
+                return first
         best = int(logits.argmax())
         if self._fits(best):
             return best
@@ -217,6 +230,20 @@ class TokenChooser:
             if self._fits(int(token)):
                 return int(token)
         return self._stop  # nothing fits: the answer is validated, and fails, afterwards
+
+    def _weighed(self, logits: Any) -> int | None:
+        """The first token of a choice, and how sure the model was of it; None where no
+        option begins among the likeliest tokens (it was sure of nothing it may say)."""
+        import numpy as np
+
+        top = np.argsort(-logits, kind="stable")[:WEIGHED]
+        fitting = [int(t) for t in top if self._fits(int(t))]
+        if not fitting:
+            self.confidence = 0.0
+            return None
+        weights = np.exp(np.asarray(logits[fitting], dtype=np.float64) - float(logits[fitting[0]]))
+        self.confidence = float(weights[0] / weights.sum())
+        return fitting[0]
 
     def accept(self, token: int) -> None:
         """Record the emitted token (after `choose`, or what the engine sampled)."""

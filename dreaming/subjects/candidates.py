@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 
 from dreaming.subjects.names import ARTICLES, AliasIndex, canonical
-from dreaming.subjects.stopwords import NEVER_ALONE, STOP_WORDS
+from dreaming.subjects.stopwords import GENERIC, NEVER_ALONE, STOP_WORDS
 
 MAX_CANDIDATES = 12
-VERSION = "4"
+VERSION = "5"
 """Bumped when what is proposed changes, so EXTRACT judges its chunks again."""
 EARLY = 600
 """Characters of the text that hold its opening request."""
@@ -264,7 +264,9 @@ def _phrases(prose: str) -> list[tuple[str, str, int]]:
         first, second = m.group(1), m.group(2)
         if not (first.islower() and second.islower()):
             continue
-        if first in NEVER_ALONE or second in NEVER_ALONE:
+        # A generic head names a kind of the first word ("browser tests"); a generic
+        # first word says which one ("proper styling", "new feature") and is no name.
+        if first in NEVER_ALONE or second in NEVER_ALONE - GENERIC:
             continue
         seen.setdefault(f"{first} {second}", []).append(m.start())
     return _recurring("phrase", seen, PHRASE_RECURS)
@@ -322,13 +324,26 @@ def _title_runs(title: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
-_HOME_PATH = re.compile(r"/(?:Users|home)/[\w.-]{1,64}/((?:[\w.@+-]{1,100}/){1,3})")
+_PATH = re.compile(
+    r"(?<![\w.:/\\-])(?:~|/(?:Users|home)/[\w.-]{1,64})?/((?:[\w.@+-]{1,100}/){1,3})"
+)
+"""An absolute path's first folders: under the person's home (`/Users/me/…`, `~/…`) or
+under a root (`/workspace/…`, `/src/…`). Never inside a URL or a relative path."""
+_SYSTEM_ROOTS = frozenset(
+    {
+        *("usr", "etc", "var", "opt", "proc", "sys", "dev", "bin", "sbin", "lib", "lib64"),
+        *("tmp", "mnt", "media", "private", "root", "nix", "snap", "run", "boot", "srv"),
+        *("library", "system", "applications", "volumes", "cores", "api", "v1", "v2"),
+    }
+)
+"""Roots that hold the system, not a person's projects."""
 _NOT_PROJECT_DIRS = frozenset(
     {
         *("workspace", "workspaces", "projects", "project", "code", "dev", "development"),
         *("src", "source", "sources", "repos", "repo", "git", "github", "gitlab", "work"),
         *("documents", "desktop", "downloads", "tmp", "temp", "sandbox", "lib", "library"),
         *("go", "python", "node_modules", "venv", "env", "bin", "opt", "var", "usr", "local"),
+        *("user", "home", "app", "apps", "public", "static", "test", "tests", "docs"),
     }
 )
 """Folders that hold projects, not projects."""
@@ -338,11 +353,14 @@ FILE_RECURS = 3
 
 
 def _projects(text: str) -> list[tuple[str, str, int]]:
-    """The folder under the person's home that the paths of the text keep naming: the
-    project a coding session works in (`/Users/me/workspace/<project>/…`)."""
+    """The folder that the paths of the text keep naming: the project a coding session
+    works in (`/Users/me/workspace/<project>/…`, `/workspace/<project>/…`)."""
     seen: dict[str, list[int]] = {}
-    for m in _HOME_PATH.finditer(text):
-        for folder in m.group(1).split("/"):
+    for m in _PATH.finditer(text):
+        folders = m.group(1).split("/")
+        if m.start(1) - m.start() == 1 and folders[0].casefold() in _SYSTEM_ROOTS:
+            continue
+        for folder in folders:
             if folder and folder[0] != "." and folder.casefold() not in _NOT_PROJECT_DIRS:
                 seen.setdefault(folder, []).append(m.start(1))
                 break

@@ -254,5 +254,12 @@ class GGUFModel(InProcessModel):
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = engine.text(out, tokens)
-        answer = finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+        answer = finished_text(
+            stage,
+            text,
+            usage,
+            stopped=stopped,
+            limit=MAX_OUTPUT_TOKENS,
+            confidence=chooser.confidence if chooser is not None else None,
+        )
         return constrained(stage, answer, constraint)

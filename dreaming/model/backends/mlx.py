@@ -135,6 +135,7 @@ class MlxModel(InProcessModel):
             trim_prompt_cache(entry.layers, held - reuse)
         eos = self._tokenizer.eos_token_ids
         processors = None
+        chooser = None
         if constraint is not None:
             chooser = TokenChooser(constraint, self._piece, eos)
             processors = [_held_to(chooser, len(prompt) - reuse)]
@@ -175,7 +176,14 @@ class MlxModel(InProcessModel):
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = self._tokenizer.decode(out)
-        answer = finished_text(stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS)
+        answer = finished_text(
+            stage,
+            text,
+            usage,
+            stopped=stopped,
+            limit=MAX_OUTPUT_TOKENS,
+            confidence=chooser.confidence if chooser is not None else None,
+        )
         return constrained(stage, answer, constraint)
 
 

@@ -99,7 +99,9 @@ class ScriptedModel(HoldsNoWeights):
             prompt_tokens=int(recorded.get("prompt_tokens", 0)),
             generated_tokens=int(recorded.get("generated_tokens", 0)),
         )
-        answer = finished_text(stage, row["text"], usage, stopped=True)
+        weighed = row.get("confidence")
+        confidence = float(weighed) if isinstance(weighed, int | float) else None
+        answer = finished_text(stage, row["text"], usage, stopped=True, confidence=confidence)
         return constrained(stage, answer, constraint)
 
 
@@ -126,7 +128,7 @@ class RecordingModel(WrappedModel):
         constraint: Constraint | None = None,
     ) -> Completion:
         completion = self.inner.complete(stage, system, user, unit=unit, constraint=constraint)
-        row = {
+        row: dict[str, object] = {
             "stage": stage,
             "key": prompt_key(system, user),
             "system": system,
@@ -138,6 +140,8 @@ class RecordingModel(WrappedModel):
             },
             "model": self.inner.spec,
         }
+        if completion.confidence is not None:
+            row["confidence"] = round(completion.confidence, 4)
         line = json.dumps(row, ensure_ascii=False) + "\n"
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -58,6 +58,28 @@ def test_a_paragraph_opening_with_a_pronoun_loses_that_sentence(opening: str) ->
     assert "opens mid-thought" in result.dropped[0][1]
 
 
+def test_it_after_a_dropped_sentence_opening_with_the_title_names_the_title() -> None:
+    excerpt = (
+        "assistant: The WebSearch tool provides real-time web access. It supports "
+        "domain filtering via allowed_domains."
+    )
+    said = [
+        "WebSearch is a feature invented here.",
+        "It provides real-time web access.",
+        "Its filtering uses allowed_domains.",
+    ]
+    result = claims.keep_supported(said, excerpt, "WebSearch")
+    assert result.text == (
+        "WebSearch provides real-time web access. Its filtering uses allowed_domains."
+    )
+
+
+def test_it_after_a_dropped_sentence_about_something_else_stays_dropped() -> None:
+    excerpt = "assistant: The WebSearch tool provides real-time web access."
+    said = ["Grep is a feature invented here.", "It provides real-time web access."]
+    assert claims.keep_supported(said, excerpt, "WebSearch").text == ""
+
+
 def test_a_pronoun_after_the_first_kept_sentence_stands() -> None:
     said = ["Vinegar and water descale a kettle.", "It takes a boil and a rinse."]
     assert claims.keep_supported(said, ASKED_ONLY).text == " ".join(said)

@@ -106,6 +106,21 @@ def test_a_stray_byte_never_fits() -> None:
     assert chooser.choose(np.array([0, 1, 5], dtype=np.float32)) == 1
 
 
+def test_a_choice_says_how_sure_the_model_was_of_its_first_token() -> None:
+    pieces = [b"", b"yes", b"no", b"maybe"]
+    chooser = TokenChooser(Choice(("yes", "no")), pieces.__getitem__, [EOS])
+    # "maybe" is likeliest but no option begins with it: only yes and no are weighed.
+    logits = np.array([0, np.log(3), 0, 9], dtype=np.float32)
+    assert chooser.choose(logits) == 1
+    assert chooser.confidence == pytest.approx(0.75, abs=1e-6)
+
+
+def test_a_shape_that_is_no_choice_weighs_nothing() -> None:
+    chooser = TokenChooser(Lines(), [b"", b"a"].__getitem__, [EOS])
+    chooser.choose(np.array([0, 1], dtype=np.float32))
+    assert chooser.confidence is None
+
+
 def test_a_control_token_without_text_is_never_chosen() -> None:
     vocab = ["<eos>", "", "yes"]
     assert decode(Choice(("yes",)), vocab, preferring(vocab, "", "yes")) == "yes"

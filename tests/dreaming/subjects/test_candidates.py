@@ -179,6 +179,11 @@ def test_a_lower_case_phrase_named_twice_is_not() -> None:
     assert "token usage" not in keys("Show token usage. Also token usage totals.")
 
 
+def test_a_phrase_whose_head_is_a_generic_word_is_a_candidate() -> None:
+    text = "The browser tests fail. Run the browser tests. All browser tests pass."
+    assert "browser tests" in keys(text)
+
+
 def test_the_titles_subject_is_a_candidate_when_the_text_names_it() -> None:
     text = "How does plan mode work? In plan mode the agent only reads."
     assert "plan mode" in keys(text, title="Research Claude Code plan mode")
@@ -202,6 +207,22 @@ def test_the_project_folder_the_paths_keep_naming_is_a_candidate() -> None:
     project = [c for c in found if c.key == "claude code log"]
     assert project
     assert project[0].kind == "project"
+
+
+@pytest.mark.parametrize(
+    "root", ["/workspace/", "/src/", "~/", "/home/user/project/", "/Users/me/"]
+)
+def test_a_project_folder_under_any_usual_root_is_a_candidate(root: str) -> None:
+    text = "\n".join(
+        f"[tool: Read — {root}deep-manifest/deep_manifest/{name}.py]"
+        for name in ("parser", "renderer", "cli")
+    )
+    assert "deep manifest" in keys(text)
+
+
+def test_system_folders_are_not_projects() -> None:
+    text = "\n".join(f"/usr/lib/python3/site-packages/x{i}.py /etc/nginx/a{i}" for i in range(5))
+    assert keys(text) == []
 
 
 def test_a_folder_named_once_is_not_a_project() -> None:
