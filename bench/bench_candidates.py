@@ -19,9 +19,7 @@ segments the corpus conversations and prints:
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -29,14 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.corpus import ingested  # noqa: E402
 from bench.machine import cpu  # noqa: E402
 from dreaming.checks.gold import Gold, load_gold, names_key  # noqa: E402
 from dreaming.ledger import Ledger, conversations  # noqa: E402
 from dreaming.subjects.candidates import propose  # noqa: E402
 from dreaming.subjects.names import AliasIndex  # noqa: E402
-from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.extract import full_text  # noqa: E402
-from stages.jobs.ingest import ingest  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 GOLD = ROOT / "tests" / "fixtures" / "wiki_gold.jsonl"
@@ -64,15 +61,10 @@ def main() -> int:
         print(f"no corpus at {args.corpus}; pass --corpus")
         return 2
     gold = load_gold(args.gold)
-    with tempfile.TemporaryDirectory() as tmp:
-        vault = init_vault(Path(tmp) / "v").vault
-        shutil.copytree(args.corpus, vault.raw, dirs_exist_ok=True)
-        (vault.raw / "SOURCES.md").unlink(missing_ok=True)
-        with Ledger(vault.ledger_path) as ledger:
-            ingest(vault, ledger)
-            started = time.perf_counter()
-            by_conv = {g.conv: proposals(ledger, g.conv) for g in gold}
-            seconds = time.perf_counter() - started
+    with ingested(args.corpus) as ledger:
+        started = time.perf_counter()
+        by_conv = {g.conv: proposals(ledger, g.conv) for g in gold}
+        seconds = time.perf_counter() - started
     for split in ("tune", "heldout"):
         _report(split, [g for g in gold if g.split == split], by_conv, args.misses)
     print(f"\nproposing took {seconds:.2f} s for {len(gold)} conversations")

@@ -13,25 +13,22 @@ conversation lists), recall (gold subjects kept), and the model calls and second
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.corpus import ingested  # noqa: E402
 from bench.machine import cpu  # noqa: E402
 from dreaming.checks.gold import load_gold, names_key  # noqa: E402
-from dreaming.ledger import Ledger, conversations  # noqa: E402
+from dreaming.ledger import conversations  # noqa: E402
 from dreaming.model.loader import load  # noqa: E402
 from dreaming.model.metered import MeteredModel  # noqa: E402
 from dreaming.subjects.candidates import propose  # noqa: E402
 from dreaming.subjects.names import AliasIndex  # noqa: E402
-from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.extract import chunk_text, full_text, judge  # noqa: E402
-from stages.jobs.ingest import ingest  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 GOLD = ROOT / "tests" / "fixtures" / "wiki_gold.jsonl"
@@ -52,31 +49,26 @@ def main() -> int:
     model = MeteredModel(load(args.spec))
     total = proposed = found = kept_n = on_gold = 0
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        vault = init_vault(Path(tmp) / "v").vault
-        shutil.copytree(args.corpus, vault.raw, dirs_exist_ok=True)
-        (vault.raw / "SOURCES.md").unlink(missing_ok=True)
-        with Ledger(vault.ledger_path) as ledger:
-            ingest(vault, ledger)
-            for g in gold:
-                messages = list(conversations.messages(ledger, g.conv))
-                person = full_text([m for m in messages if m.role == "user"])
-                title = conversations.title(ledger, g.conv)
-                candidates = propose(
-                    full_text(messages), AliasIndex.build(), title=title, person=person
-                )
-                kept = [c.key for c, _ in judge(model, chunk_text(messages), candidates, g.conv)]
-                names = {names_key(n) for s in g.subjects for n in s.names}
-                kept_n += len(kept)
-                on_gold += sum(k in names for k in kept)
-                for s in g.subjects:
-                    keys = {names_key(n) for n in s.names}
-                    total += 1
-                    proposed += any(c.key in keys for c in candidates)
-                    found += bool(keys & set(kept))
-                if args.verbose:
-                    print(f"  {g.conv[:8]} kept {['*' * (k in names) + k for k in kept]}")
-                    print(f"           gold {[s.names[0] for s in g.subjects]}")
+    with ingested(args.corpus) as ledger:
+        for g in gold:
+            messages = list(conversations.messages(ledger, g.conv))
+            person = full_text([m for m in messages if m.role == "user"])
+            title = conversations.title(ledger, g.conv)
+            candidates = propose(
+                full_text(messages), AliasIndex.build(), title=title, person=person
+            )
+            kept = [c.key for c, _ in judge(model, chunk_text(messages), candidates, g.conv)]
+            names = {names_key(n) for s in g.subjects for n in s.names}
+            kept_n += len(kept)
+            on_gold += sum(k in names for k in kept)
+            for s in g.subjects:
+                keys = {names_key(n) for n in s.names}
+                total += 1
+                proposed += any(c.key in keys for c in candidates)
+                found += bool(keys & set(kept))
+            if args.verbose:
+                print(f"  {g.conv[:8]} kept {['*' * (k in names) + k for k in kept]}")
+                print(f"           gold {[s.names[0] for s in g.subjects]}")
     seconds = time.perf_counter() - started
     print(f"{args.spec} on {args.split}: {len(gold)} conversations, {total} gold subjects")
     print(f"  proposed {proposed}/{total} = {proposed / max(1, total):.0%}")

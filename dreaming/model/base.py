@@ -168,6 +168,22 @@ def finished_text(
     return Completion(text=text, usage=usage, confidence=confidence)
 
 
+def decoded(
+    stage: str,
+    text: str,
+    usage: Usage,
+    *,
+    stopped: bool,
+    constraint: Constraint | None,
+    confidence: float | None,
+) -> Completion:
+    """An in-process backend's answer, judged: `finished_text`, then `constrained`."""
+    answer = finished_text(
+        stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS, confidence=confidence
+    )
+    return constrained(stage, answer, constraint)
+
+
 def constrained(stage: str, completion: Completion, constraint: Constraint | None) -> Completion:
     """The answer held to its constraint after the fact: what decoding could not ensure
     (a server, a replay) fails here like any other unusable answer."""

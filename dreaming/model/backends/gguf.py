@@ -35,8 +35,7 @@ from dreaming.model.base import (
     Locate,
     Usage,
     common_prefix,
-    constrained,
-    finished_text,
+    decoded,
     one_line,
 )
 from dreaming.model.constraint import Constraint, TokenChooser
@@ -254,12 +253,7 @@ class GGUFModel(InProcessModel):
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = engine.text(out, tokens)
-        answer = finished_text(
-            stage,
-            text,
-            usage,
-            stopped=stopped,
-            limit=MAX_OUTPUT_TOKENS,
-            confidence=chooser.confidence if chooser is not None else None,
+        confidence = chooser.confidence if chooser is not None else None
+        return decoded(
+            stage, text, usage, stopped=stopped, constraint=constraint, confidence=confidence
         )
-        return constrained(stage, answer, constraint)

@@ -29,8 +29,7 @@ from dreaming.model.base import (
     Locate,
     Usage,
     common_prefix,
-    constrained,
-    finished_text,
+    decoded,
     one_line,
 )
 from dreaming.model.constraint import Constraint, TokenChooser
@@ -176,15 +175,10 @@ class MlxModel(InProcessModel):
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = self._tokenizer.decode(out)
-        answer = finished_text(
-            stage,
-            text,
-            usage,
-            stopped=stopped,
-            limit=MAX_OUTPUT_TOKENS,
-            confidence=chooser.confidence if chooser is not None else None,
+        confidence = chooser.confidence if chooser is not None else None
+        return decoded(
+            stage, text, usage, stopped=stopped, constraint=constraint, confidence=confidence
         )
-        return constrained(stage, answer, constraint)
 
 
 def _held_to(chooser: TokenChooser, passed: int) -> Callable[[Any, Any], Any]:
