@@ -172,15 +172,13 @@ def decoded(
     stage: str,
     text: str,
     usage: Usage,
-    *,
     stopped: bool,
+    limit: int,
     constraint: Constraint | None,
     confidence: float | None,
 ) -> Completion:
     """An in-process backend's answer, judged: `finished_text`, then `constrained`."""
-    answer = finished_text(
-        stage, text, usage, stopped=stopped, limit=MAX_OUTPUT_TOKENS, confidence=confidence
-    )
+    answer = finished_text(stage, text, usage, stopped=stopped, limit=limit, confidence=confidence)
     return constrained(stage, answer, constraint)
 
 

@@ -253,7 +253,5 @@ class GGUFModel(InProcessModel):
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = engine.text(out, tokens)
-        confidence = chooser.confidence if chooser is not None else None
-        return decoded(
-            stage, text, usage, stopped=stopped, constraint=constraint, confidence=confidence
-        )
+        sure = chooser.confidence if chooser is not None else None
+        return decoded(stage, text, usage, stopped, MAX_OUTPUT_TOKENS, constraint, sure)

@@ -175,10 +175,8 @@ class MlxModel(InProcessModel):
             prompt_seconds=(first_token_at or finished) - started,
         )
         text = self._tokenizer.decode(out)
-        confidence = chooser.confidence if chooser is not None else None
-        return decoded(
-            stage, text, usage, stopped=stopped, constraint=constraint, confidence=confidence
-        )
+        sure = chooser.confidence if chooser is not None else None
+        return decoded(stage, text, usage, stopped, MAX_OUTPUT_TOKENS, constraint, sure)
 
 
 def _held_to(chooser: TokenChooser, passed: int) -> Callable[[Any, Any], Any]:
