@@ -22,7 +22,7 @@ from dreaming.subjects.candidates import propose
 from dreaming.subjects.names import AliasIndex
 from dreaming.transcript import Message
 from dreaming.vault import Vault
-from stages.extract import KEPT, ExtractStage, chunk_text, full_text
+from stages.extract import JUDGED, KEPT, ExtractStage, chunk_text, full_text
 from stages.prompts import extract as prompt
 from stages.runner.contract import StageContext, Unit
 from tests.fixtures.extract.gold import SYNTHETIC, GoldChunk
@@ -111,28 +111,31 @@ def test_a_chunk_keeps_only_the_subjects_the_model_was_surest_of(
     many = GoldChunk(
         "many",
         (
-            ("user", "Compare Gizmo Pro, Gadget Works, Widget Hub, Sprocket Lab and Cog Forge."),
-            ("assistant", "Gizmo Pro is fast; Gadget Works is cheap; Widget Hub, Sprocket Lab "
-             "and Cog Forge are older."),
+            ("user", "Compare Gizmo Pro, Gadget Works, Widget Hub, Sprocket Lab, Cog Forge "
+             "and Bolt Yard."),
+            ("assistant", "Gizmo Pro is fast; Gadget Works is cheap; Widget Hub, Sprocket Lab, "
+             "Cog Forge and Bolt Yard are older."),
         ),
         frozenset(),
     )  # fmt: skip
     chunk_id = seed(ledger, many)
     text = chunk_text([conversations.StoredMessage(r, t, None) for r, t in many.messages])  # type: ignore[arg-type]
     found = propose(the_text(many), AliasIndex())
-    assert len(found) > KEPT
-    # Yes to every candidate, sure only of the last ones the code proposed.
-    surest = found[-KEPT:]
+    asked = found[:JUDGED]
+    assert len(found) > JUDGED > KEPT
+    # Yes to every candidate asked about, sure only of the last ones; a candidate past
+    # the code's best `JUDGED` has no answer: asked, the scripted model would fail.
+    surest = asked[-KEPT:]
     script = [
         Answer("extract", prompt.about(text, c.display), "yes", prompt.SYSTEM, sure)
-        for c in found
+        for c in asked
         for sure in [0.99 if c in surest else 0.01]
     ]
     script += [Answer("extract", prompt.main(text, c.display), "yes", prompt.SYSTEM) for c in found]
     ctx = context(vault, ledger, scripted_model(script))
     run_unit(ExtractStage(), ctx, only_unit(ctx))
     kept = [m.subject for m in subjects.mentions_in(ledger, chunk_id)]
-    assert kept == [c.key for c in surest]
+    assert sorted(kept) == sorted(c.key for c in surest)
 
 
 def test_the_main_subject_is_the_first_yes_only_when_the_model_says_so(
