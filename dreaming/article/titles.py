@@ -61,6 +61,20 @@ def cut_heading(words: list[str]) -> str:
     return text[:1].upper() + text[1:]
 
 
+_SPEAKERS = frozenset((
+    "i", "i'm", "i've", "i'd", "i'll", "me", "my", "you", "you're", "your", "we", "we're",
+    "we've", "our", "us", "oh", "ah", "hmm", "um", "wow", "hey", "hi", "hello", "ok", "okay",
+    "so", "please", "can", "could", "would", "let's", "thanks",
+))  # fmt: skip
+"""Words of someone speaking: a label holding one is the first words of a message
+("Oh I just found out that this is …"), not the name of what a section is about."""
+
+
+def spoken(label: str) -> bool:
+    """Whether `label` is a message's own words rather than a name for a section."""
+    return any(w.strip(".,!?:;\"'()").casefold() in _SPEAKERS for w in label.split())
+
+
 def same_title(a: str, b: str) -> bool:
     """Whether two titles (or a title and a stem, or a link target) name one subject."""
     return heading_key(a) == heading_key(b)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dreaming.article.schematic import leaks
-from dreaming.article.titles import HEADING_CHARS, HEADING_WORDS, cut_heading, heading_key
+from dreaming.article.titles import HEADING_CHARS, HEADING_WORDS, cut_heading, heading_key, spoken
 from dreaming.article.words import STOPWORDS, content_words, sentences, words
 
 MAX_SECTIONS = 6
@@ -109,7 +109,10 @@ def heading_problem(heading: str, title: str, taken: Sequence[str]) -> str | Non
 
 
 def heading_from_label(label: str) -> str:
-    """A section heading proposed from an excerpt's label: its first words, capitalised."""
+    """A section heading proposed from an excerpt's label: its first words, capitalised;
+    none from a label that is someone's message cut short."""
+    if spoken(label):
+        return ""
     return cut_heading([w for w in label.split() if not any(c in _MARKUP for c in w)])
 
 

@@ -18,7 +18,7 @@ from dreaming.article.cited import sentences
 from dreaming.article.fences import fence_blocks, line_content, split_lines
 from dreaming.article.markup import DEFINITION, MARKER, STUB_RE, atx_heading, markers, words
 from dreaming.article.schematic import leaks
-from dreaming.article.titles import cut_heading, heading_key
+from dreaming.article.titles import cut_heading, heading_key, spoken
 
 # Bounded on every side: digits at most 3, at most 10 numbers in one bracket.
 _SHOWN = re.compile(r"\[\^?([0-9]{1,3}(?:[ \t]?,[ \t]?\^?[0-9]{1,3}){0,9})\]")
@@ -214,6 +214,8 @@ def heading_from(labels: Sequence[str], taken: Sequence[str]) -> str | None:
     no heading the article has (nor a structural one), cut as `cut_heading` cuts."""
     used = {heading_key(t) for t in taken}
     for label in labels:
+        if spoken(label):
+            continue
         flat = cut_heading(_UNSAFE_HEADING.sub(" ", label).split()).strip(" .,:;-")
         if len(flat) < 3 or heading_key(flat) in used:
             continue

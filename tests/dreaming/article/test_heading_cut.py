@@ -21,6 +21,16 @@ def test_update_cuts_a_new_sections_label_the_same_way() -> None:
     assert heading_from([LABEL], []) == "Claude Code CLI -p flag for WebSearch"
 
 
+def test_a_label_that_is_a_message_cut_short_makes_no_heading() -> None:
+    label = "Oh I just found out that this is not supported by Chrome"
+    assert proto.heading_from_label(label) == ""
+    assert heading_from([label], []) is None
+
+
+def test_a_label_naming_a_thing_is_no_message() -> None:
+    assert proto.heading_from_label("Ruby elements in Chrome") == "Ruby elements in Chrome"
+
+
 def test_a_short_label_is_kept_whole_and_capitalised() -> None:
     assert cut_heading(["descaling", "the", "kettle"]) == "Descaling the kettle"
 
