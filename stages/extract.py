@@ -136,9 +136,6 @@ def _settle(ctx: StageContext, chunk_id: str, judged: list[tuple[Candidate, bool
 KEPT = 3
 """Subjects one chunk is filed under at most: a careful reader files 1-4 a
 conversation, and the model, asked of each candidate, says yes to nearly all."""
-JUDGED = 5
-"""Candidates asked about, the code's best first: on the tune half of the gold set the
-surest three of the best five were those of all twelve, at half the calls."""
 SURE_WEIGHT = 40
 """How much the model's certainty of its yes counts against the code's own rank
 (`Candidate.score`, about 4-18): on the tune half of the gold set, ranking by both
@@ -148,11 +145,11 @@ kept 33 gold subjects in the top three, by the score alone 29, by certainty alon
 def judge(
     model: TextModel, text: str, candidates: Sequence[Candidate], unit: str
 ) -> list[tuple[Candidate, bool]]:
-    """The candidates the model judges `text` to be about (of the first `JUDGED`), at
-    most `KEPT`, best first, each with whether it is the main subject (asked of the
-    first one only: one more call, not one per subject)."""
+    """The candidates the model judges `text` to be about, at most `KEPT`, best first,
+    each with whether it is the main subject (asked of the first one only: one more
+    call, not one per subject)."""
     sure: list[tuple[Candidate, float]] = []
-    for c in candidates[:JUDGED]:
+    for c in candidates:
         answer = _ask(model, prompt.about(text, c.display), unit)
         if answer.text.strip() == "yes":
             sure.append((c, 1.0 if answer.confidence is None else answer.confidence))

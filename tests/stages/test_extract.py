@@ -22,7 +22,7 @@ from dreaming.subjects.candidates import propose
 from dreaming.subjects.names import AliasIndex
 from dreaming.transcript import Message
 from dreaming.vault import Vault
-from stages.extract import JUDGED, KEPT, ExtractStage, chunk_text, full_text
+from stages.extract import KEPT, ExtractStage, chunk_text, full_text
 from stages.prompts import extract as prompt
 from stages.runner.contract import StageContext, Unit
 from tests.fixtures.extract.gold import SYNTHETIC, GoldChunk
@@ -121,14 +121,12 @@ def test_a_chunk_keeps_only_the_subjects_the_model_was_surest_of(
     chunk_id = seed(ledger, many)
     text = chunk_text([conversations.StoredMessage(r, t, None) for r, t in many.messages])  # type: ignore[arg-type]
     found = propose(the_text(many), AliasIndex())
-    asked = found[:JUDGED]
-    assert len(found) > JUDGED > KEPT
-    # Yes to every candidate asked about, sure only of the last ones; a candidate past
-    # the code's best `JUDGED` has no answer: asked, the scripted model would fail.
-    surest = asked[-KEPT:]
+    assert len(found) > KEPT
+    # Yes to every candidate, sure only of the last ones the code proposed.
+    surest = found[-KEPT:]
     script = [
         Answer("extract", prompt.about(text, c.display), "yes", prompt.SYSTEM, sure)
-        for c in asked
+        for c in found
         for sure in [0.99 if c in surest else 0.01]
     ]
     script += [Answer("extract", prompt.main(text, c.display), "yes", prompt.SYSTEM) for c in found]
