@@ -198,8 +198,7 @@ class TokenChooser:
         self.done = False
         self._weigh = isinstance(constraint, Choice)
         self.confidence: float | None = None
-        """For a Choice: the chosen first token's share of the probability of the
-        `WEIGHED` likeliest tokens that could begin an option."""
+        """For a Choice: how sure the model was of the chosen first token (`_weighed`)."""
 
     @property
     def text(self) -> str:
@@ -232,14 +231,18 @@ class TokenChooser:
         return self._stop  # nothing fits: the answer is validated, and fails, afterwards
 
     def _weighed(self, logits: Any) -> int | None:
-        """The first token of a choice, and how sure the model was of it; None where no
-        option begins among the likeliest tokens (it was sure of nothing it may say)."""
+        """The first token of a choice, and how sure the model was of it: its share among
+        the option-starting tokens of the `WEIGHED` likeliest, or, where none is among
+        them (the model would rather say something else), against the next one that
+        fits. None where no token fits at all."""
         import numpy as np
 
-        top = np.argsort(-logits, kind="stable")[:WEIGHED]
-        fitting = [int(t) for t in top if self._fits(int(t))]
+        order = np.argsort(-logits, kind="stable")
+        fitting = [int(t) for t in order[:WEIGHED] if self._fits(int(t))]
         if not fitting:
-            self.confidence = 0.0
+            rest = (int(t) for t in order[WEIGHED:] if self._fits(int(t)))
+            fitting = [t for _, t in zip(range(2), rest, strict=False)]
+        if not fitting:
             return None
         weights = np.exp(np.asarray(logits[fitting], dtype=np.float64) - float(logits[fitting[0]]))
         self.confidence = float(weights[0] / weights.sum())

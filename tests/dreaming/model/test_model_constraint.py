@@ -115,6 +115,14 @@ def test_a_choice_says_how_sure_the_model_was_of_its_first_token() -> None:
     assert chooser.confidence == pytest.approx(0.75, abs=1e-6)
 
 
+def test_a_choice_the_model_would_rather_not_make_weighs_the_two_likeliest_options() -> None:
+    pieces = [b"", b"yes", b"no", *(b"Yes" for _ in range(70))]
+    chooser = TokenChooser(Choice(("yes", "no")), pieces.__getitem__, [EOS])
+    logits = np.array([0, np.log(3), 0, *(9 for _ in range(70))], dtype=np.float32)
+    assert chooser.choose(logits) == 1
+    assert chooser.confidence == pytest.approx(0.75, abs=1e-6)
+
+
 def test_a_shape_that_is_no_choice_weighs_nothing() -> None:
     chooser = TokenChooser(Lines(), [b"", b"a"].__getitem__, [EOS])
     chooser.choose(np.array([0, 1], dtype=np.float32))

@@ -62,6 +62,17 @@ def test_a_yes_no_answer_is_exactly_an_option(tiny_cache: Path, user: str) -> No
 
 
 @pytest.mark.timeout(600)
+def test_a_choice_says_how_sure_the_model_was_and_free_text_does_not(tiny_cache: Path) -> None:
+    model = load(f"gguf:{TINY}", cache_dir=tiny_cache)
+    yes_no = model.complete("judge", None, "Is Rome in Italy?", constraint=Choice(("yes", "no")))
+    assert yes_no.confidence is not None
+    assert 0.0 < yes_no.confidence <= 1.0
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    shaped = model.complete("judge", None, "Say ok as JSON.", constraint=Json(schema))
+    assert shaped.confidence is None
+
+
+@pytest.mark.timeout(600)
 def test_a_json_constraint_yields_json_that_fits_the_schema(tiny_cache: Path) -> None:
     schema = {
         "type": "object",

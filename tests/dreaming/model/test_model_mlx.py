@@ -264,6 +264,8 @@ def test_a_yes_no_answer_is_exactly_an_option_even_when_prose_is_invited(
     answer = tiny.complete("judge", None, user, constraint=Choice(("yes", "no")))
     assert answer.text in ("yes", "no")
     assert answer.usage.generated_tokens <= 2
+    assert answer.confidence is not None
+    assert 0.0 < answer.confidence <= 1.0
 
 
 @pytest.mark.model
