@@ -5,19 +5,17 @@ left alone without a model call, a person's value kept."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 from dreaming.article import build, parse
 from dreaming.article.markup import markers
 from dreaming.ledger import Ledger
-from dreaming.model import Completion, TextModel, Usage
-from dreaming.model.base import constrained
-from dreaming.model.constraint import Constraint
+from dreaming.model import TextModel
 from dreaming.vault import Vault
 from stages.prompts import reconcile as prompt
 from stages.reconcile import ReconcileStage
 from stages.runner.pipeline import run_stage
 from stages.runner.report import StageReport
+from tests.rule_model import RuleModel
 from tests.support import Answer, ScriptedModelFactory, stage_context
 
 NOW = "2026-07-01T03:00:00+00:00"
@@ -238,33 +236,15 @@ def test_a_persons_article_without_an_infobox_or_with_a_broken_one_is_left_alone
         assert read(vault) == text
 
 
-class EditingWhileAsked:
-    """Says yes, and the person saves the article while the model is thinking."""
-
-    spec = "rules:editing"
-    load_seconds = None
-
-    def __init__(self, path: Path, text: str) -> None:
-        self.path, self.text = path, text
-
-    def complete(
-        self,
-        stage: str,
-        system: str | None,
-        user: str,
-        *,
-        unit: str | None = None,
-        constraint: Constraint | None = None,
-    ) -> Completion:
-        self.path.write_text(self.text, encoding="utf-8")
-        return constrained(stage, Completion("yes", Usage()), constraint)
-
-    def unload(self) -> None:
-        pass
-
-
 def test_a_persons_edit_made_while_reconcile_asks_wins(vault: Vault, ledger: Ledger) -> None:
     mine = shed(vault).replace("backyard building project", "backyard building project of mine")
-    report = night(vault, ledger, EditingWhileAsked(vault.articles / "Garden_Shed.md", mine))
+    # Says yes, and the person saves the article while the model is thinking.
+    path = vault.articles / "Garden_Shed.md"
+
+    def save() -> None:
+        path.write_text(mine, encoding="utf-8")
+
+    editing = RuleModel(on_call=save)
+    report = night(vault, ledger, editing)
     assert read(vault) == mine
     assert (report.done, report.rejected) == (0, 1)  # retried next night, on their text
