@@ -237,10 +237,17 @@ class TokenChooser:
         fits. None where no token fits at all."""
         import numpy as np
 
-        order = np.argsort(-logits, kind="stable")
-        fitting = [int(t) for t in order[:WEIGHED] if self._fits(int(t))]
+        # The likeliest few by a linear partition, sorted as a full stable sort would
+        # sort them (ties by token id): the whole vocabulary is sorted only when none fits.
+        top = np.argpartition(-logits, WEIGHED)[:WEIGHED] if len(logits) > WEIGHED else None
+        if top is not None:
+            top = top[np.lexsort((top, -logits[top]))]
+        else:
+            top = np.argsort(-logits, kind="stable")
+        fitting = [int(t) for t in top if self._fits(int(t))]
         if not fitting:
-            rest = (int(t) for t in order[WEIGHED:] if self._fits(int(t)))
+            order = np.argsort(-logits, kind="stable")[WEIGHED:]
+            rest = (int(t) for t in order if self._fits(int(t)))
             fitting = [t for _, t in zip(range(2), rest, strict=False)]
         if not fitting:
             return None
