@@ -31,9 +31,8 @@ from bench.corpus import ingested  # noqa: E402
 from bench.machine import cpu  # noqa: E402
 from dreaming.checks.gold import Gold, load_gold, names_key  # noqa: E402
 from dreaming.ledger import Ledger, conversations  # noqa: E402
-from dreaming.subjects.candidates import propose  # noqa: E402
 from dreaming.subjects.names import AliasIndex  # noqa: E402
-from stages.extract import full_text  # noqa: E402
+from stages.extract import candidates_of  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 GOLD = ROOT / "tests" / "fixtures" / "wiki_gold.jsonl"
@@ -45,8 +44,7 @@ def proposals(ledger: Ledger, conv: str) -> list[list[str]]:
     model."""
     messages = list(conversations.messages(ledger, conv))
     title = conversations.title(ledger, conv)
-    person = full_text([m for m in messages if m.role == "user"])
-    found = propose(full_text(messages), AliasIndex.build(), title=title, person=person)
+    found = candidates_of(messages, AliasIndex.build(), title)
     return [[names_key(c.display) for c in found]] if messages else []
 
 

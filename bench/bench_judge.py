@@ -26,9 +26,8 @@ from dreaming.checks.gold import load_gold, names_key  # noqa: E402
 from dreaming.ledger import conversations  # noqa: E402
 from dreaming.model.loader import load  # noqa: E402
 from dreaming.model.metered import MeteredModel  # noqa: E402
-from dreaming.subjects.candidates import propose  # noqa: E402
 from dreaming.subjects.names import AliasIndex  # noqa: E402
-from stages.extract import chunk_text, full_text, judge  # noqa: E402
+from stages.extract import candidates_of, chunk_text, judge  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 GOLD = ROOT / "tests" / "fixtures" / "wiki_gold.jsonl"
@@ -52,11 +51,8 @@ def main() -> int:
     with ingested(args.corpus) as ledger:
         for g in gold:
             messages = list(conversations.messages(ledger, g.conv))
-            person = full_text([m for m in messages if m.role == "user"])
             title = conversations.title(ledger, g.conv)
-            candidates = propose(
-                full_text(messages), AliasIndex.build(), title=title, person=person
-            )
+            candidates = candidates_of(messages, AliasIndex.build(), title)
             kept = [c.key for c, _ in judge(model, chunk_text(messages), candidates, g.conv)]
             names = {names_key(n) for s in g.subjects for n in s.names}
             kept_n += len(kept)

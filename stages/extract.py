@@ -57,6 +57,14 @@ def full_text(messages: Sequence[StoredMessage]) -> str:
     return "\n\n".join(m.text for m in messages)
 
 
+def candidates_of(
+    messages: Sequence[StoredMessage], index: AliasIndex, title: str
+) -> list[Candidate]:
+    """What EXTRACT asks the model about for a chunk of these messages."""
+    person = full_text([m for m in messages if m.role == "user"])
+    return propose(full_text(messages), index, title=title, person=person)
+
+
 class ExtractStage:
     name: StageName = "extract"
     policy: tuple[str, ...] = ("Entities", "Topics_to_Ignore")
@@ -103,10 +111,7 @@ class ExtractStage:
             )
         messages = _messages(ctx, chunk)
         title = conversations.title(ctx.ledger, chunk.conv_id)
-        person = full_text([m for m in messages if m.role == "user"])
-        candidates = propose(
-            full_text(messages), self._alias_index(ctx), title=title, person=person
-        )
+        candidates = candidates_of(messages, self._alias_index(ctx), title)
         text = chunk_text(messages)
         try:
             # No candidate, no question: the model is not even loaded.
