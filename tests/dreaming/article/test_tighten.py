@@ -1,0 +1,141 @@
+"""Tighten's text half: a body sentence that repeats an earlier one goes, its citation
+kept; nothing is reworded, so no number, name or code can be lost."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreaming.article import LEAD, parse
+from dreaming.article.gate import check
+from dreaming.article.tighten import repeats, without
+
+REFS = "## References\n\n[^1]: `conv:aaaa1111` (2026-03-01, claude-code) — a talk\n"
+REFS2 = REFS + "[^2]: `conv:bbbb2222` (2026-04-01, claude-code) — another\n"
+
+
+def article(lead: str, *sections: tuple[str, str], refs: str = REFS) -> str:
+    body = "".join(f"## {h}\n\n{b}\n\n" for h, b in sections)
+    return f"# Beads\n\n```info\nkind: thing\n```\n\n{lead}\n\n{body}{refs}"
+
+
+def tightened(text: str, *, near: bool = False) -> str:
+    found = [r for r in repeats(parse(text)) if r.sure or near]
+    return without(text, found, "Beads")[0]
+
+
+def test_a_section_opening_with_the_lead_sentence_loses_it_and_the_next_names_the_subject() -> None:
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", "Beads is an issue tracker for coding agents. It uses hash ids.[^1]"),
+    )
+    out = tightened(text)
+    assert "## Design\n\nBeads uses hash ids.[^1]\n" in out
+    assert check(text, out, touched=["Design"], floor=0.0).ok
+
+
+def test_a_repeat_that_carries_a_citation_the_earlier_sentence_lacks_gives_it_that_citation() -> (
+    None
+):
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", "Beads uses hash ids.[^1]\n\nBeads is an issue tracker for coding agents.[^2]"),
+        refs=REFS2,
+    )
+    out, changed = without(text, repeats(parse(text)), "Beads")
+    assert "Beads is an issue tracker for coding agents.[^1][^2]\n" in out
+    assert set(changed) == {"Design", LEAD}
+    assert check(text, out, touched=changed, floor=0.0).ok
+
+
+def test_a_dropped_sentence_hands_its_marker_to_the_unmarked_sentence_before_it() -> None:
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", "Beads uses hash ids. Beads is an issue tracker for coding agents.[^1]"),
+    )
+    assert "## Design\n\nBeads uses hash ids.[^1]\n" in tightened(text)
+
+
+def test_a_sentence_with_a_number_the_earlier_lacks_stays() -> None:
+    text = article(
+        "The shed needs pine boards.[^1]", ("Plan", "The shed needs 40 pine boards.[^1]")
+    )
+    assert repeats(parse(text)) == []
+
+
+def test_a_sentence_that_negates_the_earlier_one_stays() -> None:
+    text = article(
+        "The user runs Docker for deployment.[^1]",
+        ("Later", "The user never runs Docker for deployment.[^1]"),
+    )
+    assert repeats(parse(text)) == []
+
+
+def test_a_near_repeat_is_for_the_model_not_dropped_by_code() -> None:
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", "Beads is an issue tracker for coding agents on laptops.[^1]"),
+    )
+    (r,) = repeats(parse(text))
+    assert not r.sure
+    assert tightened(text) == text
+
+
+def test_a_section_left_with_nothing_keeps_its_sentence() -> None:
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", "Beads is an issue tracker for coding agents.[^1]"),
+    )
+    assert tightened(text) == text
+
+
+def test_a_section_left_with_its_code_loses_the_sentence_and_keeps_the_code() -> None:
+    code = "```sh\nbd ready\n```"
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Use", f"Beads is an issue tracker for coding agents.[^1]\n\n{code}"),
+    )
+    assert f"## Use\n\n{code}\n\n## References" in tightened(text)
+
+
+def test_lists_quotes_history_and_see_also_are_never_touched() -> None:
+    lead = "Beads is an issue tracker for coding agents.[^1]"
+    text = article(
+        lead,
+        ("Items", f"- {lead}\n\n> {lead}"),
+        ("History", "- March 2026: planned.[^1]"),
+        ("See also", "- [[Dolt]]"),
+    )
+    assert repeats(parse(text)) == []
+
+
+def test_the_lead_is_never_cut() -> None:
+    text = article(
+        "Beads is an issue tracker. Beads is an issue tracker.[^1]", ("Use", "It has ids.[^1]")
+    )
+    assert repeats(parse(text)) == []
+
+
+_WORDS = st.sampled_from(
+    ["Beads", "tracks", "issues", "agents", "with", "hash", "ids", "40", "not", "Dolt", "`bd`"]
+)
+_SENTENCE = st.lists(_WORDS, min_size=1, max_size=8).map(lambda w: " ".join(w) + ".")
+_PARAGRAPH = st.lists(
+    st.tuples(_SENTENCE, st.sampled_from(["", "[^1]", "[^2]"])), min_size=1, max_size=4
+).map(lambda xs: " ".join(s + m for s, m in xs) + "[^1]")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_PARAGRAPH, st.lists(_PARAGRAPH, min_size=1, max_size=4))
+def test_a_tighten_keeps_every_number_citation_and_code_block_and_settles(
+    lead: str, paragraphs: list[str]
+) -> None:
+    body = "\n\n".join(paragraphs) + "\n\n```sh\nbd 40\n```"
+    text = article(lead, ("Body", body), refs=REFS2)
+    out, changed = without(text, repeats(parse(text)), "Beads")
+    assert sorted(set(re.findall(r"\d+", out))) == sorted(set(re.findall(r"\d+", text)))
+    assert check(text, out, touched=changed, floor=0.0).ok
+    assert "```sh\nbd 40\n```" in out
+    assert [r for r in repeats(parse(out)) if r.sure] == []
