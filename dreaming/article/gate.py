@@ -25,7 +25,7 @@ from dreaming.article.fences import dangling_fence
 from dreaming.article.keep import Part, changed_parts, lost_code
 from dreaming.article.layout import split_frontmatter
 from dreaming.article.linkcheck import LinkKind, link_targets, unsafe_link
-from dreaming.article.markup import category_name, conv_hashes, wikilinks, words
+from dreaming.article.markup import MARKER, category_name, conv_hashes, wikilinks, words
 from dreaming.article.queries import article_wikilinks, footnote_balance, prose
 from dreaming.article.schematic import leaks
 from dreaming.article.sections import extract_section, swallowed_tails
@@ -96,7 +96,8 @@ def check(
       its words and, unless Part.CODE is named, its code blocks; every part not
       named must read the same as before, up to what NORMALIZE rewrites
       (footnote numbers, link spelling, {{stub}}, blank lines, line endings).
-    allow_dropped: conv hashes an edit may drop on purpose (a corrected error).
+    allow_dropped: conv hashes an edit may drop on purpose (a corrected error); such an
+      edit may leave a section citing nothing, any other may not.
     known_stems: when given, a new wikilink must resolve to one of them.
     stem: the file's stem; when given, the H1 must be its title.
     """
@@ -110,7 +111,10 @@ def check(
     found: list[Rejection] = []
     found += _structure(old, new, after, stem)
     found += _swallowed(before, after)
-    found += _citations(old, new, set(allow_dropped))
+    dropped = set(allow_dropped)
+    found += _citations(old, new, dropped)
+    if not dropped:  # a deliberate correction says what it stops citing
+        found += _uncited(before, after, headings)
     found += _footnotes(old, new)
     if old is not None and before is not None:
         found += _word_floor(before, after, headings, floor)
@@ -171,6 +175,21 @@ def _citations(old: Article | None, new: Article, allowed: set[str]) -> list[Rej
         return []
     lost = sorted(_hashes(old) - _hashes(new) - allowed)
     return [Rejection("citation_lost", f"conv:{h} is no longer cited") for h in lost]
+
+
+def _uncited(before: str | None, after: str, touched: list[str]) -> list[Rejection]:
+    """A body section the edit touched that cited a source and now cites none (the
+    audit's "carries no citation": its words no longer say where they come from)."""
+    if before is None:
+        return []
+    out = []
+    for heading in dict.fromkeys(touched):
+        if heading_key(heading) in (LEAD, heading_key(REFERENCES), heading_key(SEE_ALSO)):
+            continue
+        was, now = extract_section(before, heading), extract_section(after, heading)
+        if was is not None and now is not None and MARKER.search(was) and not MARKER.search(now):
+            out.append(Rejection("citation_lost", f"section {heading!r} no longer cites a source"))
+    return out
 
 
 def _footnotes(old: Article | None, new: Article) -> list[Rejection]:

@@ -1,5 +1,6 @@
-"""EDITORIAL's tighten: a body sentence that repeats an earlier sentence of the article
-(the lead's, or one before it) is left out, its citation kept. Pure functions.
+"""EDITORIAL's tighten: a body sentence that repeats an earlier one of the body, or a
+section that opens with the lead's sentence (a stub's lead drafted from its only
+paragraph), loses it, its citation kept. Pure functions.
 
 Code finds the repeats and decides the sure ones: the same sentence, or one whose every
 content word, number and negation an earlier sentence already holds, says nothing the
@@ -63,20 +64,30 @@ class Repeat:
 
 
 def repeats(article: Article) -> list[Repeat]:
-    """Every body sentence that repeats an earlier lead or body sentence, in reading
-    order. A repeat is compared with the sentences kept before it, never with another
-    repeat."""
+    """Every body sentence that repeats an earlier body sentence, or that opens its
+    section with the lead's words (a lead summarises its body, so a lead sentence said
+    again later is no repeat: RECONCILE puts the latest position there on purpose), in
+    reading order. A repeat is compared with the sentences kept before it, never with
+    another repeat."""
+    blocks = _blocks(article)
+    lead = [
+        ((LEAD, n, i), t) for n, said in blocks.pop(LEAD).items() for i, (t, _) in enumerate(said)
+    ]
     kept: list[tuple[At, str]] = []
     out: list[Repeat] = []
-    for heading, lines in _blocks(article).items():
+    for heading, lines in blocks.items():
+        opens = True  # no sentence of this section kept yet: the next one opens it
         for n, said in lines.items():
             for i, (text, _) in enumerate(said):
-                found = None if heading == LEAD else _earlier(text, kept)
+                found = _earlier(text, [*lead, *kept] if opens else kept)
                 if found is None:
                     kept.append(((heading, n, i), text))
+                    opens = False
                 else:
                     (where, earlier), sure = found
                     out.append(Repeat((heading, n, i), text, where, earlier, sure))
+                    # What it says stands where it was said first, for a later copy.
+                    kept.append((where, text))
     return out
 
 
@@ -84,16 +95,26 @@ def without(text: str, dropped: Sequence[Repeat], stem: str = "") -> tuple[str, 
     """`text` with the `dropped` repeats left out, and the sections it changed (LEAD among
     them when a citation moved there). A dropped sentence's markers go to the unmarked
     sentence before it in its line (they cited it too), else to the sentence it repeats;
-    a section that would keep no prose and no code keeps its sentences. `stem` names the
+    a section keeps at least one of its sentences and one citation (code alone is no
+    section, and every section cites its source). `stem` names the
     article, for a pronoun that now opens a line ("It solves …" after "Beads is …"
     went: "Beads solves …")."""
+    out, changed = _without(text, dropped, stem)
+    after = parse(out)
+    bare = {h for h in changed if h != LEAD and not MARKER.search(_body(after, h))}
+    if bare:
+        return without(text, [r for r in dropped if r.at[0] not in bare], stem)
+    return out, changed
+
+
+def _without(text: str, dropped: Sequence[Repeat], stem: str) -> tuple[str, tuple[str, ...]]:
     article = parse(text)
     title = article.title or title_for_stem(stem)
     names = [title, *aliases(article)]
     blocks = _blocks(article)
     wanted = [r for r in dropped if r.at[0] != LEAD and _holds(blocks, r.at)]
     gone = {r.at for r in wanted}
-    wanted = [r for r in wanted if not _empties(article, blocks, r.at[0], gone)]
+    wanted = [r for r in wanted if not _empties(blocks, r.at[0], gone)]
     changed: dict[str, None] = {}
     for r in sorted(wanted, key=lambda r: _place(blocks, r.at)):
         heading, n, i = r.at
@@ -203,17 +224,11 @@ def _place(blocks: dict[str, _Lines], at: At) -> tuple[int, int, int]:
     return (list(blocks).index(at[0]), at[1], at[2])
 
 
-def _empties(article: Article, blocks: dict[str, _Lines], heading: str, gone: set[At]) -> bool:
-    """Whether leaving out `gone` would leave the section `heading` no prose and no code."""
-    prose = blocks[heading]
-    for n, line in enumerate(split_lines(_body(article, heading))):
-        text = line_content(line).strip()
-        if n in prose:
-            if any((heading, n, i) not in gone for i in range(len(prose[n]))):
-                return False
-        elif text and not _structure(text):
-            return False
-    return True
+def _empties(blocks: dict[str, _Lines], heading: str, gone: set[At]) -> bool:
+    """Whether leaving out `gone` would leave the section `heading` no sentence."""
+    return all(
+        (heading, n, i) in gone for n, said in blocks[heading].items() for i in range(len(said))
+    )
 
 
 def _unmarked_before(said: list[tuple[str, str]], i: int) -> int | None:

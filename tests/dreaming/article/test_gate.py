@@ -84,6 +84,11 @@ def test_the_gate_returns_only_a_verdict_and_never_raises(before: str | None, af
     assert all(r.code in CODES for r in first.rejections)
 
 
+def test_the_gate_rejects_an_edit_that_leaves_a_section_citing_nothing() -> None:
+    moved = BEFORE.replace("wood.[^2]", "wood.").replace("every day.[^1]", "every day.[^1][^2]")
+    assert check(BEFORE, moved, touched=ALL).codes == ("citation_lost",)
+
+
 def test_a_gate_result_carries_no_text_to_write() -> None:
     assert [f.name for f in fields(GateResult)] == ["rejections"]
 
@@ -125,7 +130,7 @@ def test_footnote_unbalanced_when_a_label_is_defined_twice() -> None:
 
 
 def test_footnote_unbalanced_when_an_edit_leaves_a_definition_uncited() -> None:
-    after = BEFORE.replace("wood.[^2]", "wood.")
+    after = BEFORE.replace("wood.[^2]", "wood.[^1]")
     assert codes(check(BEFORE, after, touched=ALL)) == ("footnote_unbalanced",)
 
 
