@@ -1,6 +1,8 @@
 """LINK: in every article, the first mention of each other article in a section's prose
 becomes a wikilink, and the articles citing the same conversations (then those linking
-to it) are listed under `## See also`. Code only: no model call, the words never change.
+to it, then those whose subjects its conversations name, or whose conversations name
+its subject) are listed under `## See also`. Code only: no model call, the words never
+change.
 
 One unit an article, a person's included; its input is its own bytes, the names of
 every article and its neighbours, so a night that adds or renames an article links
@@ -17,10 +19,12 @@ from typing import NamedTuple
 from dreaming.article import LEAD, parse
 from dreaming.article.document import SEE_ALSO, Article, tail_rank
 from dreaming.article.linking import Target, link_article
-from dreaming.article.markup import wikilinks
+from dreaming.article.markup import unlinked, wikilinks
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
+from dreaming.article.sections import extract_section, replace_section
 from dreaming.article.see_also import neighbours, with_see_also
 from dreaming.article.titles import heading_key, title_for_stem
+from dreaming.ledger import subjects
 from dreaming.vault import checksum
 from dreaming.vault.files import read_articles
 from stages.runner.contract import (
@@ -33,7 +37,7 @@ from stages.runner.contract import (
 )
 from stages.runner.write import Edit
 
-VERSION = "2"
+VERSION = "3"
 """Part of every unit's input: a changed rule links every article again."""
 
 
@@ -47,17 +51,18 @@ class LinkStage:
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         texts = read_articles(ctx.vault)
-        wiki = _wiki(texts)
+        wiki = _wiki(texts, subjects.articles_named(ctx.ledger))
         self._wiki = (ctx.run_id, wiki)
         names = hashlib.sha256(
             "\x00".join(f"{t.stem}\x01{'|'.join(t.names)}" for t in wiki.targets).encode("utf-8")
         ).hexdigest()
         for stem, text in texts.items():
-            # Keyed on the text as it is: listing stays a read and a hash an article (a
-            # night with nothing new must stay cheap); an article LINK wrote is linked
-            # once more the next night, and that finds nothing to change.
+            # Keyed on the text as LINK does not change it (links read as their words, no
+            # See also): what LINK wrote is no new input the next night, and listing stays
+            # a read and a hash an article (a night with nothing new must stay cheap).
             near = "|".join(wiki.near.get(stem, ()))
-            digest = hashlib.sha256(f"{VERSION}\x00{names}\x00{near}\x00{checksum(text)}".encode())
+            said = checksum(_unlinked(text))
+            digest = hashlib.sha256(f"{VERSION}\x00{names}\x00{near}\x00{said}".encode())
             yield Unit(stem, digest.hexdigest(), f"link {title_for_stem(stem)}")
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
@@ -83,22 +88,24 @@ class LinkStage:
 
     def _current(self, ctx: StageContext) -> _Wiki:
         run_id, wiki = self._wiki
-        return wiki if run_id == ctx.run_id else _wiki(read_articles(ctx.vault))
+        if run_id == ctx.run_id:
+            return wiki
+        return _wiki(read_articles(ctx.vault), subjects.articles_named(ctx.ledger))
 
 
 class _Wiki(NamedTuple):
     targets: Sequence[Target]
     """Every article's names."""
     near: dict[str, tuple[str, ...]]
-    """Each article's neighbours by the conversations they share."""
+    """Each article's neighbours by the conversations they share, links and subjects."""
 
 
-def _wiki(texts: dict[str, str]) -> _Wiki:
+def _wiki(texts: dict[str, str], named_in: dict[str, frozenset[str]]) -> _Wiki:
     parsed = {stem: parse(text) for stem, text in texts.items()}
     kept = {stem: a for stem, a in parsed.items() if not is_redirect(a)}
     targets = [_target(stem, a) for stem, a in kept.items()]
     cites = {stem: frozenset(f.hash for f in footnote_defs(a)) for stem, a in kept.items()}
-    return _Wiki(targets, neighbours(cites, _linked_from(kept, targets)))
+    return _Wiki(targets, neighbours(cites, _linked_from(kept, targets), named_in))
 
 
 def _linked_from(kept: dict[str, Article], targets: Sequence[Target]) -> dict[str, frozenset[str]]:
@@ -113,6 +120,13 @@ def _linked_from(kept: dict[str, Article], targets: Sequence[Target]) -> dict[st
             if target is not None and target != stem:
                 found.setdefault(target, set()).add(stem)
     return {stem: frozenset(by) for stem, by in found.items()}
+
+
+def _unlinked(text: str) -> str:
+    """`text` as LINK leaves it alone: every link as its words, the See also list gone."""
+    if extract_section(text, SEE_ALSO) is not None:
+        text = replace_section(text, SEE_ALSO, "")
+    return unlinked(text)
 
 
 def _said(sections: int, listed: bool) -> str:

@@ -257,14 +257,21 @@ def _links(
         if why is not None:
             out.append(Rejection("path_escape", f"link target {target!r} has {why}"))
     if known_stems is not None:
-        known = {heading_key(title_for_stem(s)) for s in known_stems}
+        seen = {heading_key(t) for kind, t in was if kind == "wikilink"}
         if new.title:
-            known.add(heading_key(new.title))
-        known |= {heading_key(t) for kind, t in was if kind == "wikilink"}
-        for link in article_wikilinks(new):
+            seen.add(heading_key(new.title))
+        # Only a link the edit adds is looked up: most edits add none, and keying every
+        # known title costs a night a thousand calls a write.
+        added = [
+            link
+            for link in article_wikilinks(new)
+            if not (link.embed or category_name(link)) and heading_key(link.target) not in seen
+        ]
+        known = {heading_key(title_for_stem(s)) for s in known_stems} if added else set()
+        for link in added:
             key = heading_key(link.target)
-            if link.embed or category_name(link) or not key or key in known:
+            if not key or key in known or key in seen:
                 continue
-            known.add(key)
+            seen.add(key)
             out.append(Rejection("wikilink_unresolved", f"[[{link.target}]] names no article"))
     return out

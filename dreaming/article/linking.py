@@ -11,7 +11,6 @@ linked again, and a block linked once is its own result the second time.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from collections.abc import Iterator, Sequence
@@ -45,7 +44,7 @@ def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> 
     """`text` with the first mention of each target it does not link yet wrapped as a
     wikilink; the article `own` (its stem) is never linked from itself, and a mention
     of its own name is no mention of a shorter one inside it."""
-    names, longest = _prepared(tuple(targets))
+    names, longest = _prepared(targets)
     if not names:
         return text
     linked = {heading_key(link.target) for link in wikilinks(text)}
@@ -156,10 +155,14 @@ def wikilink(stem: str, surface: str) -> str:
     return f"[[{title}]]" if surface == title else f"[[{title}|{surface}]]"
 
 
-@functools.lru_cache(maxsize=4)
-def _prepared(targets: tuple[Target, ...]) -> tuple[dict[str, tuple[str, ...]], int]:
+def _prepared(targets: Sequence[Target]) -> tuple[dict[str, tuple[str, ...]], int]:
     """Every name's key → the stems that answer to it, and the most words a name has:
-    made once for a night's articles, not once an article."""
+    made once for a night's articles, not once an article. Kept for the last sequence
+    asked about, by identity: LINK passes one list for every article of a night, and
+    hashing a thousand targets for a cache key cost more than the linking."""
+    global _last
+    if _last is not None and _last[0] is targets:
+        return _last[1]
     found: dict[str, list[str]] = {}
     for t in targets:
         for name in (title_for_stem(t.stem), *t.names):
@@ -167,7 +170,12 @@ def _prepared(targets: tuple[Target, ...]) -> tuple[dict[str, tuple[str, ...]], 
             if key and _WORD.search(key) and t.stem not in found.get(key, ()):
                 found.setdefault(key, []).append(t.stem)
     longest = max((len(k.split()) for k in found), default=0)
-    return {k: tuple(v) for k, v in found.items()}, longest
+    prepared = {k: tuple(v) for k, v in found.items()}, longest
+    _last = (targets, prepared)
+    return prepared
+
+
+_last: tuple[Sequence[Target], tuple[dict[str, tuple[str, ...]], int]] | None = None
 
 
 def _prose(text: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from dreaming.article.document import Article, infobox_malformed, parse, render, tail_rank
@@ -58,7 +58,7 @@ def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
     # Fences first: an unclosed one would hide every section after it.
     frontmatter, body = split_frontmatter(text[len(bom) :])
     article = parse(bom + frontmatter + repair_fences(body))
-    index = link_index([*known_stems, stem])
+    index = _index_with(known_stems, stem)
     # Sections are ordered before footnotes are numbered: numbers follow reading order.
     article = fix_title(article, stem)
     article = order_sections(article)
@@ -112,12 +112,42 @@ def link_index(stems: Iterable[str]) -> dict[str, str]:
     Two stems with the same key (possible on a case-sensitive disk) are
     ambiguous and dropped: such links are left as written.
     """
+    return {k: next(iter(v)) for k, v in _titles(stems).items() if len(v) == 1}
+
+
+def _titles(stems: Iterable[str]) -> dict[str, set[str]]:
     seen: dict[str, set[str]] = {}
     for stem in stems:
         title = title_for_stem(stem)
         if title.strip() and not _UNSAFE_IN_LINK.search(title):
             seen.setdefault(heading_key(title), set()).add(title)
-    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+    return seen
+
+
+def _index_with(known: Iterable[str], stem: str) -> dict[str, str]:
+    """`link_index` of the known stems and `stem`. The known stems' part is kept for the
+    last collection asked about, by identity and size: a night's writer passes one set
+    for every write (adding the articles it creates), and indexing a thousand titles a
+    write cost more than the write."""
+    global _last
+    if not isinstance(known, Collection):
+        seen = _titles(known)
+    else:
+        if _last is None or _last[0] is not known or _last[1] != len(known):
+            _last = (known, len(known), _titles(known))
+        seen = _last[2]
+    index = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+    title = title_for_stem(stem)
+    if title.strip() and not _UNSAFE_IN_LINK.search(title):
+        key = heading_key(title)
+        if seen.get(key, {title}) == {title}:
+            index[key] = title
+        else:
+            index.pop(key, None)
+    return index
+
+
+_last: tuple[Collection[str], int, dict[str, set[str]]] | None = None
 
 
 def _canonical_link(

@@ -1,9 +1,11 @@
 """`## See also`: the articles that cite the same conversations as this one, then the
-ones that link to it, a few, best first. Pure functions.
+ones that link to it, then the ones whose subject its conversations name (or whose
+conversations name its subject), a few, best first. Pure functions.
 
 Two articles drawn from one conversation are about things that person discussed
-together, and an article that links here discusses this subject: those are the
-relations a reader's "see also" means that code can know without a model. Items are
+together, an article that links here discusses this subject, and a conversation that
+names another article's subject discussed the two together: those are the relations
+a reader's "see also" means that code can know without a model. Items are
 only ever added: one a person wrote stays where they wrote it, and an article's See
 also never shrinks because a neighbour moved.
 """
@@ -30,12 +32,15 @@ nobody reads, and the best-shared come first."""
 def neighbours(
     cites: Mapping[str, frozenset[str]],
     linked_from: Mapping[str, frozenset[str]] | None = None,
+    named_in: Mapping[str, frozenset[str]] | None = None,
     cap: int = CAP,
 ) -> dict[str, tuple[str, ...]]:
     """Each article (stem → the conversations it cites) → at most `cap` others: those
     sharing most conversations with it first, then those linking to it
-    (`linked_from`: stem → the stems whose text links to it), each group by stem. The
-    same input, the same order, whatever order the mappings came in."""
+    (`linked_from`: stem → the stems whose text links to it), then those discussed with
+    it (`named_in`: conversation → the stems of the articles whose subjects it names;
+    either way round), each group by stem. The same input, the same order, whatever
+    order the mappings came in."""
     by_conv: dict[str, list[str]] = {}
     for stem, convs in cites.items():
         for conv in convs:
@@ -44,6 +49,7 @@ def neighbours(
     # counting its pairs would make a night's See also quadratic in its articles.
     by_conv = {conv: stems for conv, stems in by_conv.items() if len(stems) < CROWD}
     keys = {stem: heading_key(stem) for stem in cites}
+    talked = _talked(cites, named_in or {})
     out: dict[str, tuple[str, ...]] = {}
     for stem, convs in cites.items():
         shared: Counter[str] = Counter()
@@ -51,13 +57,33 @@ def neighbours(
             shared.update(by_conv.get(conv, ()))
         del shared[stem]
         linking = (linked_from or {}).get(stem, frozenset())
-        near = {*shared, *(s for s in linking if s != stem and s in cites)}
+        spoken = talked.get(stem, set())
+        near = {*shared, *(s for s in (*linking, *spoken) if s != stem and s in cites)}
         # The best `cap`, not every neighbour sorted: a conversation most articles cite
         # must not make a night's See also quadratic in its sort.
         ranked = heapq.nsmallest(
-            cap, near, key=lambda o: (-shared[o], o not in linking, keys[o], o)
+            cap, near, key=lambda o: (-shared[o], o not in linking, o not in spoken, keys[o], o)
         )
         out[stem] = tuple(ranked)
+    return out
+
+
+def _talked(
+    cites: Mapping[str, frozenset[str]], named_in: Mapping[str, frozenset[str]]
+) -> dict[str, set[str]]:
+    """stem → the articles discussed with it: named in a conversation it cites, or citing
+    a conversation that names it. A conversation naming a crowd of articles relates
+    none of them in particular (and would make this quadratic)."""
+    out: dict[str, set[str]] = {}
+    for stem, convs in cites.items():
+        for conv in convs:
+            named = named_in.get(conv, frozenset())
+            if len(named) >= CROWD:
+                continue
+            for other in named:
+                if other != stem and other in cites:
+                    out.setdefault(stem, set()).add(other)
+                    out.setdefault(other, set()).add(stem)
     return out
 
 

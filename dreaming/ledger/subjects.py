@@ -169,6 +169,21 @@ def conversations_of(ledger: Ledger) -> dict[str, set[str]]:
     return out
 
 
+def articles_named(ledger: Ledger) -> dict[str, frozenset[str]]:
+    """Each conversation's citation hash → the article stems whose subjects its chunks
+    name (a subject's own article, or the one it was folded into)."""
+    out: dict[str, set[str]] = {}
+    for conv, stem in ledger.db.execute(
+        "SELECT DISTINCT v.hash8, coalesce(s.article_stem, r.target_stem) "
+        "FROM chunk_subjects m JOIN chunks c ON c.id = m.chunk_id "
+        "JOIN conversations v ON v.id = c.conv_id JOIN subjects s ON s.name = m.subject "
+        "LEFT JOIN subject_redirects r ON r.subject = m.subject AND r.reason = 'folded' "
+        "WHERE s.article_stem IS NOT NULL OR r.target_stem IS NOT NULL"
+    ):
+        out.setdefault(str(conv), set()).add(str(stem))
+    return {conv: frozenset(stems) for conv, stems in out.items()}
+
+
 def owner(ledger: Ledger, stem: str) -> str | None:
     """The subject whose own article is `stem`."""
     row = ledger.db.execute(

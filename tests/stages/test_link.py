@@ -11,6 +11,7 @@ from dreaming.vault import Vault
 from stages.link import LinkStage
 from stages.runner.pipeline import run_stage
 from tests.support import stage_context
+from tests.synth_support import Talk, article_subject, seed
 
 NOW = "2026-03-02T03:00:00+00:00"
 
@@ -141,3 +142,23 @@ def test_a_linked_and_listed_vault_is_a_no_op_the_next_night(vault: Vault, ledge
     texts = {p.name: p.read_bytes() for p in vault.articles.glob("*.md")}
     assert night(vault, ledger, "r3") == (0, 2)
     assert {p.name: p.read_bytes() for p in vault.articles.glob("*.md")} == texts
+
+
+def test_an_article_lists_the_one_whose_subject_its_conversation_named(
+    vault: Vault, ledger: Ledger
+) -> None:
+    beads_talk = seed(ledger, Talk("aaaa1111", "Beads", (("user", "Beads and Dolt?"),)))
+    dolt_talk = seed(ledger, Talk("bbbb2222", "Dolt", (("user", "What is Dolt?"),)))
+    article_subject(ledger, "beads", "Beads", [beads_talk])
+    article_subject(ledger, "dolt", "Dolt", [dolt_talk, beads_talk])
+    cited(vault, "Beads", "aaaa1111", "Beads tracks issues.")
+    cited(vault, "Dolt", "bbbb2222", "Dolt versions tables.")
+    cited(vault, "Rye", "cccc3333", "Rye ferments fast.")
+    night(vault, ledger)
+    assert "## See also\n\n- [[Dolt]]\n" in (vault.articles / "Beads.md").read_text(
+        encoding="utf-8"
+    )
+    assert "## See also\n\n- [[Beads]]\n" in (vault.articles / "Dolt.md").read_text(
+        encoding="utf-8"
+    )
+    assert "See also" not in (vault.articles / "Rye.md").read_text(encoding="utf-8")

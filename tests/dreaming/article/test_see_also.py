@@ -73,6 +73,20 @@ def test_a_link_from_an_unknown_article_or_itself_is_no_neighbour() -> None:
     assert neighbours(cites, {"A": frozenset({"A", "Gone"})})["A"] == ()
 
 
+def test_articles_discussed_together_follow_those_linking_here_either_way_round() -> None:
+    cites = {"A": frozenset({"x"}), "B": frozenset({"x"}), "C": frozenset({"y"}), "D": frozenset()}
+    found = neighbours(cites, {"A": frozenset({"D"})}, {"y": frozenset({"A", "C"})})
+    assert found["A"] == ("B", "D", "C")
+    assert found["C"] == ("A",)  # its conversation names A
+
+
+def test_a_conversation_naming_a_crowd_of_articles_relates_none_of_them() -> None:
+    many = {f"N{i:02d}": frozenset({f"c{i}"}) for i in range(CROWD)}
+    found = neighbours(many, None, {"c0": frozenset(many)})
+    assert found["N00"] == ()
+    assert found["N01"] == ()
+
+
 def test_a_see_also_section_goes_before_references() -> None:
     out = with_see_also(ARTICLE, ["Dolt", "Steve_Yegge"])
     assert see_also(parse(out)) == ["Dolt", "Steve Yegge"]
