@@ -19,6 +19,7 @@ from functools import partial
 from dreaming.ledger import buckets
 from dreaming.ledger.buckets import Bucket, Loose
 from dreaming.model import ModelCallError, TextModel
+from dreaming.policy.buckets import BUCKETS_PAGE, reserved_buckets, story_key
 from stages.judge import says_yes
 from stages.lexical import SHORTLIST, jaccard, key_words, label_key, shortlist
 from stages.prompts import bucket as prompt
@@ -81,19 +82,19 @@ def since(seen: str | None) -> str | None:
 
 class BucketStage:
     name: StageName = "bucket"
-    policy: tuple[str, ...] = ("Bucketing",)
+    policy: tuple[str, ...] = ("Bucketing", BUCKETS_PAGE)
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
-        bucketing = ctx.policy.page("Bucketing").checksum
+        pages = ctx.policy.page("Bucketing").checksum + ctx.policy.page(BUCKETS_PAGE).checksum
         for loose in buckets.loose_chunks(ctx.ledger):
-            digest = input_hash(loose.chunk_id, loose.label, bucketing, ctx.settings.model)
+            digest = input_hash(loose.chunk_id, loose.label, pages, ctx.settings.model)
             yield Unit(loose.chunk_id, digest, loose.label)
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
         loose = buckets.loose_chunk(ctx.ledger, unit.key)
         if loose is None:
             return UnitResult("done", "already in a story bucket")
-        key = label_key(loose.label)
+        key = story_key(label_key(loose.label), reserved_buckets(ctx.policy.text(BUCKETS_PAGE)))
         bucket = buckets.by_key(ctx.ledger, key)
         if bucket is None:
             try:

@@ -85,6 +85,24 @@ def test_chunks_with_equal_label_keys_join_one_bucket_without_a_model_call(
     assert story_of(ledger, first[0]) == story_of(ledger, second[0]) == "Planning the garden beds"
 
 
+def reserve(vault: Vault, name: str) -> None:
+    page = vault.meta / "Buckets.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("_captured\n```", f"_captured\n{name}\n```"), encoding="utf-8")
+
+
+def test_a_label_keyed_like_a_reserved_bucket_makes_a_story_under_another_key(
+    vault: Vault, ledger: Ledger
+) -> None:
+    reserve(vault, "__")
+    (chunk,) = conversation(ledger, "c1", ["__"])
+    run(BucketStage(), context(vault, ledger))
+    story = buckets.by_key(ledger, "story __")
+    assert story is not None
+    assert story.id in buckets.of_chunk(ledger, chunk)
+    assert buckets.by_key(ledger, "__") is None
+
+
 def test_a_label_sharing_no_words_makes_a_new_bucket_without_a_model_call(
     vault: Vault, ledger: Ledger
 ) -> None:
