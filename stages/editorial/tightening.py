@@ -4,7 +4,8 @@ earlier sentence lacks) goes by code; a near one (most of its words) goes only w
 the model, given `Meta/Editorial_Guidelines.md`, says it adds nothing, asked both ways
 round. Nothing is
 reworded, so every number, name, date and code block stays; the write gate checks
-the citations.
+the citations. An article the person wrote or edited since dreaming's last write is
+left as they wrote it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dreaming.article.queries import is_redirect
 from dreaming.article.tighten import Repeat, repeats, without
 from dreaming.model import Choice, ModelCallError, TextModel
 from dreaming.vault import checksum
+from dreaming.vault.repo import VaultRepo
 from stages.prompts import tighten as prompt
 from stages.runner.contract import StageContext, UnitResult, unwritten, writable_article
 from stages.runner.write import Edit
@@ -37,6 +39,9 @@ def tighten(
     article = parse(text)
     if is_redirect(article) or infobox_malformed(article):
         return UnitResult("done")
+    if not VaultRepo(ctx.vault.root).last_ours(ctx.vault.articles / f"{stem}.md", before):
+        # A person's words are theirs to cut: LINK wraps them, EDITORIAL proposes.
+        return UnitResult("done", "yours since our last write: left as you wrote it")
     title = article.title or title_for_stem(stem)
     try:
         dropped = [

@@ -4,6 +4,7 @@ only when the model says it adds nothing, under the person's Editorial Guideline
 from __future__ import annotations
 
 import os
+import subprocess
 
 from dreaming.checks.audit import audit
 from dreaming.ledger import Ledger, runs
@@ -19,12 +20,18 @@ LEAD = "Beads is an issue tracker for coding agents."
 REFS = "## References\n\n[^1]: `conv:aaaa1111` (2026-03-01, claude-code) — a talk\n"
 
 
-def write(vault: Vault, stem: str, section: str) -> str:
+def write(vault: Vault, stem: str, section: str, *, ours: bool = True) -> str:
+    """An article whose Design section is `section`, committed as dreaming's (or not)."""
     text = (
         f"# {stem}\n\n```info\nkind: thing\n```\n\n{LEAD.replace('Beads', stem)}[^1]\n\n"
         f"## Design\n\n{section}\n\n{REFS}"
     )
     (vault.articles / f"{stem}.md").write_text(text, encoding="utf-8")
+    if ours:
+        git = ["git", "-C", str(vault.root)]
+        subprocess.run([*git, "add", "-A"], check=True)
+        who = ["-c", "user.name=dreaming", "-c", "user.email=dreaming@localhost"]
+        subprocess.run([*git, *who, "commit", "-qm", "ours"], check=True)
     return text
 
 
@@ -44,6 +51,12 @@ def test_a_section_repeating_the_lead_is_tightened_without_a_model_call(
     assert night(vault, ledger) == 1  # a model call would fail the test
     assert "## Design\n\nBeads uses hash ids.[^1]\n" in read(vault)
     assert audit(vault, None).clean
+
+
+def test_an_article_the_person_wrote_keeps_its_repeat(vault: Vault, ledger: Ledger) -> None:
+    before = write(vault, "Beads", f"{LEAD} It uses hash ids.[^1]", ours=False)
+    night(vault, ledger)
+    assert read(vault) == before
 
 
 def test_a_tightened_vault_is_left_alone_the_next_night(vault: Vault, ledger: Ledger) -> None:

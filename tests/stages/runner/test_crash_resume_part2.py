@@ -6,7 +6,8 @@ The vault holds conversations and articles drawn from them that give every stage
 a project whose position changed between two conversations (an infobox to fill, a
 sentence to date, a History trace), mentions to link, conversations two articles share
 (See also), two stubs about one thing under two names (a merge proposal), a section
-that outgrew its article (a split) and a defined category (the rule model says yes to
+that outgrew its article (a split), a section opening with its lead's sentence (a
+tighten) and a defined category (the rule model says yes to
 every question). Each kind of event of each
 stage's run is a kill point once, then seeded draws up to `KILL_POINTS`.
 """
@@ -89,7 +90,10 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shed = build(
         "Garden Shed",
         lead="The Garden Shed is a wooden shed.[^1]",
-        sections=[("Walls", "The walls are cedar.[^1]"), ("Roof", ROOF)],
+        sections=[
+            ("Walls", "The Garden Shed is a wooden shed. The walls are cedar.[^1]"),
+            ("Roof", ROOF),
+        ],
         infobox={"kind": "project"},
         footnotes=notes,
     )
@@ -173,7 +177,9 @@ def test_the_uninterrupted_runs_reconcile_link_list_propose_and_file(
     oven = (vault / "articles" / "Oven_Build.md").read_text(encoding="utf-8")
     assert "status: finished" in oven
     assert "As of January 2026, the oven is planned" in oven
-    assert "*Main article: [[Roof]]*" in (vault / "articles" / "Garden_Shed.md").read_text()
+    shed = (vault / "articles" / "Garden_Shed.md").read_text(encoding="utf-8")
+    assert "*Main article: [[Roof]]*" in shed
+    assert "## Walls\n\nThe walls are cedar.[^1]\n" in shed  # tightened
     assert (vault / "articles" / "Roof.md").exists()
     bread = (vault / "articles" / "Bread_Box.md").read_text(encoding="utf-8")
     assert "[[Sourdough Bread]]" in bread
