@@ -98,6 +98,18 @@ def cited_sentences(article: Article) -> list[Cited]:
     return out
 
 
+def structure_line(text: str) -> bool:
+    """Whether a line (its content) is structure, not prose: a heading, a footnote
+    definition, a template, a series banner or a History trace line."""
+    return bool(
+        atx_heading(text)
+        or DEFINITION.match(text)
+        or TEMPLATE_LINE.match(text)
+        or BANNER_LINE.match(text)
+        or TRACE.match(text.strip())
+    )
+
+
 def _paragraphs(body: str) -> Iterator[str]:
     """The prose paragraphs of a block: lines joined, code and structure lines left out,
     a quote's `>` and a list item's bullet too (each item a paragraph of its own)."""
@@ -106,13 +118,7 @@ def _paragraphs(body: str) -> Iterator[str]:
     run: list[str] = []
     for line, code in zip(lines, flags, strict=True):
         text = line_content(line)
-        structure = (
-            atx_heading(text)
-            or DEFINITION.match(text)
-            or TEMPLATE_LINE.match(text)
-            or BANNER_LINE.match(text)
-            or TRACE.match(text.strip())
-        )
+        structure = structure_line(text)
         said = _QUOTE.sub("", text.strip())
         item = _ITEM.match(said)
         if code or structure or not said.strip() or item:

@@ -18,16 +18,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.article.cited import sentences
+from dreaming.article.cited import sentences, structure_line
 from dreaming.article.document import LEAD, Article, parse, tail_rank
 from dreaming.article.fences import code_flags, detect_eol, line_content, split_lines
-from dreaming.article.history import TRACE
 from dreaming.article.markup import (
-    BANNER_LINE,
-    DEFINITION,
     MARKER,
-    TEMPLATE_LINE,
-    atx_heading,
     unlinked,
 )
 from dreaming.article.queries import aliases
@@ -164,22 +159,12 @@ def _prose_lines(body: str) -> _Lines:
     out: _Lines = {}
     for n, (line, code) in enumerate(zip(lines, code_flags(lines), strict=True)):
         text = line_content(line)
-        if code or text != text.strip() or not _PLAIN.match(text[:1]) or _structure(text):
+        if code or text != text.strip() or not _PLAIN.match(text[:1]) or structure_line(text):
             continue
         said = sentences(text)
         if said:
             out[n] = said
     return out
-
-
-def _structure(text: str) -> bool:
-    return bool(
-        atx_heading(text)
-        or DEFINITION.match(text)
-        or TEMPLATE_LINE.match(text)
-        or BANNER_LINE.match(text)
-        or TRACE.match(text.strip())
-    )
 
 
 def _earlier(sentence: str, kept: Sequence[tuple[At, str]]) -> tuple[tuple[At, str], bool] | None:

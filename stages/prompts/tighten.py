@@ -33,20 +33,27 @@ def system(guidelines: str) -> str:
 
 
 def adds(title: str, earlier: str, sentence: str) -> str:
-    return (
-        f"Article: {title}\n\n"
-        f"Earlier sentence: {earlier}\n"
-        f"Later sentence: {sentence}\n\n"
-        "Question: Does the later sentence add anything the earlier sentence does not say? "
-        "Answer yes or no."
+    return _asked(
+        title,
+        earlier,
+        sentence,
+        "Does the later sentence add anything the earlier sentence does not say?",
     )
 
 
 def covers(title: str, earlier: str, sentence: str) -> str:
+    return _asked(
+        title,
+        earlier,
+        sentence,
+        "Does the earlier sentence already say everything the later sentence says?",
+    )
+
+
+def _asked(title: str, earlier: str, sentence: str, question: str) -> str:
     return (
         f"Article: {title}\n\n"
         f"Earlier sentence: {earlier}\n"
         f"Later sentence: {sentence}\n\n"
-        "Question: Does the earlier sentence already say everything the later sentence says? "
-        "Answer yes or no."
+        f"Question: {question} Answer yes or no."
     )
