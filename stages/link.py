@@ -44,6 +44,9 @@ VERSION = "3"
 class LinkStage:
     name: StageName = "link"
     policy: tuple[str, ...] = ()
+    commit_every = 200
+    """Units a commit: LINK only wraps words, each unit writes its own article, and one
+    commit an article was most of a first night's LINK over a big wiki (40 ms each)."""
 
     def __init__(self) -> None:
         self._wiki: tuple[str, _Wiki] = ("", _Wiki([], {}))

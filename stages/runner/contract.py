@@ -105,7 +105,8 @@ class StageContext:
     """The current time as ISO 8601 UTC (injected so tests are deterministic)."""
     writer: Writer | None = None
     """The run's one door to disk (None in a dry run); the runner commits what a unit
-    wrote right after it, before recording the unit done."""
+    wrote right after it (after every `commit_every` units, for a stage that sets it), before
+    recording the unit done."""
 
 
 class Stage(Protocol):

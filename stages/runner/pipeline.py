@@ -156,6 +156,8 @@ def run_stage(
         report.planned = len(todo)
         report.plan = [u.label or u.key for u in todo]
         return report
+    every = max(1, getattr(stage, "commit_every", 1))
+    finished: list[tuple[Unit, UnitResult]] = []
     for i, unit in enumerate(todo):
         if stop is not None and stop():
             report.left += len(todo) - i
@@ -176,9 +178,33 @@ def run_stage(
             break
         except Exception as e:
             result = UnitResult("failed", _reason(e, ctx.vault))
-        if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {unit.label or unit.key}"):
-            report.commits += 1
-        with ctx.ledger.transaction():
+        finished.append((unit, result))
+        if len(finished) >= every:
+            _settled(stage, ctx, finished, pages, report)
+    _settled(stage, ctx, finished, pages, report)
+    if progress is not None:
+        progress(stage.name, len(todo) - report.left, len(todo), "")
+    return report
+
+
+def _settled(
+    stage: Stage,
+    ctx: StageContext,
+    finished: list[tuple[Unit, UnitResult]],
+    pages: dict[str, str],
+    report: StageReport,
+) -> None:
+    """Commit what the `finished` units wrote, then record them (in that order: a unit is
+    done only once its writes are in a commit; a kill in between leaves them journaled,
+    for the next start to commit as dreaming's), and empty the list."""
+    if not finished:
+        return
+    first = finished[0][0]
+    what = first.label or first.key if len(finished) == 1 else f"{len(finished)} units"
+    if ctx.writer is not None and ctx.writer.commit(f"{stage.name}: {what}"):
+        report.commits += 1
+    with ctx.ledger.transaction():
+        for unit, result in finished:
             if result.settle is not None:
                 result.settle()
             work.record(
@@ -193,10 +219,9 @@ def run_stage(
             )
             if result.status == "done":
                 unit_policy.record(ctx.ledger, stage.name, unit.key, pages)
+    for unit, result in finished:
         report.count(unit.label or unit.key, result, unit.key)
-    if progress is not None:
-        progress(stage.name, len(todo) - report.left, len(todo), "")
-    return report
+    finished.clear()
 
 
 def run_night(
