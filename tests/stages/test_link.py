@@ -162,3 +162,26 @@ def test_an_article_lists_the_one_whose_subject_its_conversation_named(
         encoding="utf-8"
     )
     assert "See also" not in (vault.articles / "Rye.md").read_text(encoding="utf-8")
+
+
+def test_one_night_s_links_are_one_commit_and_every_unit_is_recorded_done(
+    vault: Vault, ledger: Ledger
+) -> None:
+    write(vault, "Beads", "Beads uses Dolt.")
+    write(vault, "Dolt", "Dolt stores Beads issues.")
+    write(vault, "Rye", "Rye is not Beads.")
+    before = ours(vault)
+    ctx = stage_context(vault, ledger, None, run_id="r1", now=NOW, write=True)
+    report = run_stage(LinkStage(), ctx)
+    assert (report.done, report.commits) == (3, 1)
+    assert ours(vault) == before + 1
+
+
+def ours(vault: Vault) -> int:
+    """How many commits of dreaming's the vault holds."""
+    log = subprocess.run(
+        ["git", "-C", str(vault.root), "log", "--author=dreaming", "--format=%H"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    return len(log.split())
