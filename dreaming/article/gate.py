@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Literal, get_args
 
 from dreaming.article.document import LEAD, REFERENCES, SEE_ALSO, Article, parse
-from dreaming.article.fences import dangling_fence
+from dreaming.article.fences import dangling_fence, mask_code
 from dreaming.article.keep import Part, changed_parts, lost_code
 from dreaming.article.layout import split_frontmatter
 from dreaming.article.linkcheck import LinkKind, link_targets, unsafe_link
@@ -187,7 +187,8 @@ def _uncited(before: str | None, after: str, touched: list[str]) -> list[Rejecti
         if heading_key(heading) in (LEAD, heading_key(REFERENCES), heading_key(SEE_ALSO)):
             continue
         was, now = extract_section(before, heading), extract_section(after, heading)
-        if was is not None and now is not None and MARKER.search(was) and not MARKER.search(now):
+        cited_before = was is not None and MARKER.search(mask_code(was))
+        if cited_before and now is not None and not MARKER.search(mask_code(now)):
             out.append(Rejection("citation_lost", f"section {heading!r} no longer cites a source"))
     return out
 

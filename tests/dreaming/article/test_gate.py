@@ -568,3 +568,10 @@ def test_the_gate_accepts_normalize_output_when_the_edit_names_nothing(
     after = normalize(g.text, stem=g.stem, known_stems=g.known_stems)
     result = check(g.text, after, stem=g.stem, known_stems=g.known_stems)
     assert result.ok, str(result)
+
+
+def test_a_marker_inside_code_cites_nothing_for_the_section() -> None:
+    moved = BEFORE.replace("wood.[^2]", "wood, typed `[^2]`.").replace(
+        "every day.[^1]", "every day.[^1][^2]"
+    )
+    assert check(BEFORE, moved, touched=ALL).codes == ("citation_lost",)

@@ -168,3 +168,38 @@ def test_a_tighten_keeps_every_number_citation_and_code_block_and_is_its_own_res
     assert check(text, out, touched=changed, floor=0.0).ok
     assert "```sh\nbd 40\n```" in out
     assert without(out, repeats(parse(out)), "Beads")[0] == out
+
+
+def repeated_in_use(earlier: str, later: str) -> list[str]:
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", f"{earlier}[^1]"),
+        ("Use", f"Agents claim work.[^1] {later}[^2]"),
+        refs=REFS2,
+    )
+    return [r.sentence for r in repeats(parse(text))]
+
+
+def test_a_sentence_naming_another_short_name_is_no_repeat() -> None:
+    assert (
+        repeated_in_use("Beads stores issues in Rust code.", "Beads stores issues in Go code.")
+        == []
+    )
+
+
+def test_a_sentence_with_another_code_span_is_no_repeat() -> None:
+    assert repeated_in_use("Run `br` to list ready work.", "Run `bd` to list ready work.") == []
+
+
+def test_a_sentence_with_another_date_is_no_repeat() -> None:
+    assert repeated_in_use("Beads shipped on 2026-03-04.", "Beads shipped on 2026-04-03.") == []
+    assert repeated_in_use("Beads shipped on 3/4/2026.", "Beads shipped on 4/3/2026.") == []
+
+
+def test_a_sentence_holding_a_link_the_earlier_lacks_is_no_repeat() -> None:
+    later = "Beads stores issues in [[Dolt (database)|Dolt]]."
+    assert repeated_in_use("Beads stores issues in Dolt.", later) == []
+
+
+def test_a_sentence_with_a_marker_inside_it_is_never_cut() -> None:
+    assert repeated_in_use("Beads uses hash ids.", "Beads[^2] uses hash ids.") == []
