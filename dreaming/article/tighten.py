@@ -32,7 +32,9 @@ NEAR = 0.75
 model is asked whether the rest adds anything."""
 MIN_WORDS = 3
 """A sentence with fewer content words is too short to call a repeat of anything."""
-_NEGATIONS = frozenset(("not", "no", "never", "without", "cannot", "none", "nor", "neither"))
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|without|cannot|none|nor|neither)\b|\w+n['\u2019]t\b", re.IGNORECASE
+)
 _NUMBER = re.compile(r"\d(?:[\w.,:/-]*\d)?")
 """A number as written, dates and versions whole: "2026-03-04", "3/4/2026", "3.5"."""
 _EDGES = "\"'()[]{}.,;:!?*_"
@@ -267,7 +269,7 @@ class _Facts:
 def _facts(sentence: str) -> _Facts:
     plain = MARKER.sub("", unlinked(sentence))
     said = words(plain)
-    negations = {w for w in said if w in _NEGATIONS or w.endswith("n't")}
+    negations = {m.casefold().replace("\u2019", "'") for m in _NEGATION.findall(plain)}
     tokens = [w.strip(_EDGES) for w in plain.split()]
     names = {w for w in tokens[1:] if w[:1].isupper()}
     fixed = {
@@ -318,7 +320,8 @@ def _opens_with(sentence: str, names: Sequence[str]) -> bool:
     return any(name and start.startswith(name.lower() + " ") for name in names)
 
 
-_IT = re.compile(r"^(It|Its)\b")
+_IT = re.compile(r"^(It|Its)\b(?!['\u2019])")
+""""It" or "Its" opening a sentence; "It's" is left as it is ("Beads's" is no word)."""
 
 
 def _named(sentence: str, title: str) -> str:

@@ -203,3 +203,27 @@ def test_a_sentence_holding_a_link_the_earlier_lacks_is_no_repeat() -> None:
 
 def test_a_sentence_with_a_marker_inside_it_is_never_cut() -> None:
     assert repeated_in_use("Beads uses hash ids.", "Beads[^2] uses hash ids.") == []
+
+
+def test_it_s_after_a_dropped_sentence_is_left_as_written() -> None:
+    text = article(
+        "Beads is an issue tracker for coding agents.[^1]",
+        ("Design", "Beads is an issue tracker for coding agents. It's fast.[^1]"),
+    )
+    assert "## Design\n\nIt's fast.[^1]\n" in tightened(text)
+
+
+def test_a_negation_with_a_curly_apostrophe_is_a_negation() -> None:
+    curly = "Beads doesn\u2019t keep issues in Dolt for coding agents."
+    same = article(
+        "Beads is an issue tracker.[^1]",
+        ("Design", "Beads doesn't keep issues in Dolt for coding agents.[^1]"),
+        ("Use", f"{curly}[^1]"),
+    )
+    assert [r.sentence for r in repeats(parse(same))] == [curly]
+    other = article(
+        "Beads is an issue tracker.[^1]",
+        ("Design", "Beads does keep issues in Dolt for coding agents.[^1]"),
+        ("Use", f"{curly}[^1]"),
+    )
+    assert repeats(parse(other)) == []
