@@ -285,7 +285,8 @@ def _coverage(ledger: Ledger, stems: set[str], report: AuditReport) -> list[Viol
     # A filed article the night has not managed to write yet is a state, not a fault.
     waiting = {s for s in woven.waiting(ledger) if heading_key(s) not in stems}
     report.unchecked += [
-        f"articles/{stem}.md is not written yet: the night tries again next night"
+        f"articles/{stem}.md is not written yet: a night writes it once a conversation "
+        "gives something true to say about it"
         for stem in sorted(waiting)
     ]
     for s in subjects.every(ledger):
