@@ -263,7 +263,9 @@ def test_an_article_whose_writing_is_retried_is_waiting_not_a_violation(
     subjects.mention(ledger, Mention(f"conv-{HASH}:0-1", "Soon", "Soon", is_main=True))
     report = audit(vault, ledger)
     assert report.violations == []
-    assert any("articles/Soon.md" in line and "not written yet" in line for line in report.unchecked)
+    assert any(
+        "articles/Soon.md" in line and "not written yet" in line for line in report.unchecked
+    )
 
 
 @pytest.mark.parametrize(
