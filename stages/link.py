@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from dreaming.article import LEAD, parse
 from dreaming.article.document import SEE_ALSO, Article, tail_rank
-from dreaming.article.linking import Target, link_article
+from dreaming.article.linking import Names, Target, link_article, names_of
 from dreaming.article.markup import unlinked, wikilinks
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.sections import extract_section, replace_section
@@ -32,6 +32,7 @@ from stages.runner.contract import (
     StageName,
     Unit,
     UnitResult,
+    read_article,
     unwritten,
     writable_article,
 )
@@ -49,23 +50,23 @@ class LinkStage:
     commit an article was most of a first night's LINK over a big wiki (40 ms each)."""
 
     def __init__(self) -> None:
-        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], {}))
+        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], names_of([]), {}))
         """The run whose units were listed, and the articles' names and neighbours then."""
+        self._read: dict[str, _Read] = {}
+        """What LINK read of each article last time, kept while its bytes stay the same:
+        a night after one edit parses one article, not the whole wiki."""
 
     def units(self, ctx: StageContext) -> Iterator[Unit]:
-        texts = read_articles(ctx.vault)
-        wiki = _wiki(texts, subjects.articles_named(ctx.ledger))
+        wiki = self._list(ctx)
         self._wiki = (ctx.run_id, wiki)
         names = hashlib.sha256(
             "\x00".join(f"{t.stem}\x01{'|'.join(t.names)}" for t in wiki.targets).encode("utf-8")
         ).hexdigest()
-        for stem, text in texts.items():
-            # Keyed on the text as LINK does not change it (links read as their words, no
-            # See also): what LINK wrote is no new input the next night, and listing stays
-            # a read and a hash an article (a night with nothing new must stay cheap).
+        for stem, read in self._read.items():
+            # Keyed on the text as LINK does not change it, so what LINK wrote is no new
+            # input the next night, and on the names and neighbours it links to.
             near = "|".join(wiki.near.get(stem, ()))
-            said = checksum(_unlinked(text))
-            digest = hashlib.sha256(f"{VERSION}\x00{names}\x00{near}\x00{said}".encode())
+            digest = hashlib.sha256(f"{VERSION}\x00{names}\x00{near}\x00{read.said}".encode())
             yield Unit(stem, digest.hexdigest(), f"link {title_for_stem(stem)}")
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
@@ -73,10 +74,10 @@ class LinkStage:
         if isinstance(found, UnitResult):
             return found
         writer, before, text = found
-        if is_redirect(parse(text)):
-            return UnitResult("done")
         wiki = self._current(ctx)
-        linked, changed = link_article(text, wiki.targets, unit.key)
+        if self._reading(unit.key, text).target is None:  # a redirect
+            return UnitResult("done")
+        linked, changed = link_article(text, wiki.names, unit.key)
         listed = with_see_also(linked, wiki.near.get(unit.key, ()))
         touched = [LEAD if heading == "" else heading for heading in changed]
         if listed != linked:
@@ -87,42 +88,82 @@ class LinkStage:
         refused = unwritten(writer.write(edit))
         if refused is not None:
             return refused
+        self._remember(ctx, unit.key)
         return UnitResult("done", _said(len(changed), listed != linked))
 
     def _current(self, ctx: StageContext) -> _Wiki:
         run_id, wiki = self._wiki
-        if run_id == ctx.run_id:
-            return wiki
-        return _wiki(read_articles(ctx.vault), subjects.articles_named(ctx.ledger))
+        return wiki if run_id == ctx.run_id else self._list(ctx)
+
+    def _list(self, ctx: StageContext) -> _Wiki:
+        read = {stem: self._reading(stem, text) for stem, text in read_articles(ctx.vault).items()}
+        self._read = read
+        return _wiki(read, subjects.articles_named(ctx.ledger))
+
+    def _reading(self, stem: str, text: str) -> _Read:
+        sha = checksum(text)
+        known = self._read.get(stem)
+        return known if known is not None and known.text == sha else _reading(sha, stem, text)
+
+    def _remember(self, ctx: StageContext, stem: str) -> None:
+        """Read what was written (NORMALIZE's form), so the next night finds its bytes
+        known; a person's save since reads as new then, as it should."""
+        page = read_article(ctx.vault, stem)
+        if not isinstance(page, UnitResult):
+            self._read[stem] = self._reading(stem, page[1])
 
 
 class _Wiki(NamedTuple):
     targets: Sequence[Target]
     """Every article's names."""
+    names: Names
+    """The same, keyed for linking."""
     near: dict[str, tuple[str, ...]]
     """Each article's neighbours by the conversations they share, links and subjects."""
 
 
-def _wiki(texts: dict[str, str], named_in: dict[str, frozenset[str]]) -> _Wiki:
-    parsed = {stem: parse(text) for stem, text in texts.items()}
-    kept = {stem: a for stem, a in parsed.items() if not is_redirect(a)}
-    targets = [_target(stem, a) for stem, a in kept.items()]
-    cites = {stem: frozenset(f.hash for f in footnote_defs(a)) for stem, a in kept.items()}
-    return _Wiki(targets, neighbours(cites, _linked_from(kept, targets), named_in))
+class _Read(NamedTuple):
+    """What LINK needs of one article, read from its bytes."""
+
+    text: str
+    """The checksum of the text read."""
+    said: str
+    """The checksum of the text as LINK leaves it alone (links as words, no See also)."""
+    target: Target | None
+    """Its names; None for a redirect, which is never linked to nor from."""
+    cites: frozenset[str]
+    """The conversations its footnotes cite."""
+    links: frozenset[str]
+    """The keys its prose links to (See also left out: a list copied from list to list
+    would grow a hop a night)."""
 
 
-def _linked_from(kept: dict[str, Article], targets: Sequence[Target]) -> dict[str, frozenset[str]]:
-    """Each article → the articles whose prose links to it (their See also left out: a
-    list copied from list to list would grow a hop a night)."""
+def _reading(sha: str, stem: str, text: str) -> _Read:
+    article = parse(text)
+    if is_redirect(article):
+        return _Read(sha, checksum(_unlinked(text)), None, frozenset(), frozenset())
+    prose = [article.lead, *(s.body for s in article.sections if tail_rank(s) == 0)]
+    return _Read(
+        sha,
+        checksum(_unlinked(text)),
+        _target(stem, article),
+        frozenset(f.hash for f in footnote_defs(article)),
+        frozenset(heading_key(x.target) for block in prose for x in wikilinks(block)),
+    )
+
+
+def _wiki(read: dict[str, _Read], named_in: dict[str, frozenset[str]]) -> _Wiki:
+    targets = [r.target for r in read.values() if r.target is not None]
+    cites = {stem: r.cites for stem, r in read.items() if r.target is not None}
     owner = {heading_key(n): t.stem for t in targets for n in (t.stem, *t.names)}
-    found: dict[str, set[str]] = {}
-    for stem, article in kept.items():
-        prose = [article.lead, *(s.body for s in article.sections if tail_rank(s) == 0)]
-        for link in (x for block in prose for x in wikilinks(block)):
-            target = owner.get(heading_key(link.target))
-            if target is not None and target != stem:
-                found.setdefault(target, set()).add(stem)
-    return {stem: frozenset(by) for stem, by in found.items()}
+    linked_from: dict[str, set[str]] = {}
+    for stem, r in read.items():
+        for key in r.links:
+            found = owner.get(key)
+            if found is not None and found != stem:
+                linked_from.setdefault(found, set()).add(stem)
+    by = {stem: frozenset(s) for stem, s in linked_from.items()}
+    return _Wiki(targets, names_of(targets), neighbours(cites, by, named_in))
 
 
 def _unlinked(text: str) -> str:

@@ -15,6 +15,7 @@ docs/article-grammar.md describes the grammar for people.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -154,8 +155,12 @@ def _skip_blank(lines: Sequence[str], i: int, stop: int) -> int:
     return i
 
 
+@functools.lru_cache(maxsize=32)
 def parse(text: str) -> Article:
-    """Parse any string; never raises. Grammar violations are for problems()."""
+    """Parse any string; never raises. Grammar violations are for problems().
+
+    Cached (an Article is immutable): one write parses the same text in its stage,
+    in NORMALIZE and in the gate, and parsing was most of a write's cost."""
     if not text.startswith(BOM):
         return _parse(text)
     article = _parse(text[len(BOM) :])

@@ -23,6 +23,7 @@ from typing import Literal, get_args
 from dreaming.article.document import LEAD, REFERENCES, SEE_ALSO, Article, parse
 from dreaming.article.fences import dangling_fence, mask_code
 from dreaming.article.keep import Part, changed_parts, lost_code
+from dreaming.article.known import KnownArticles
 from dreaming.article.layout import split_frontmatter
 from dreaming.article.linkcheck import LinkKind, link_targets, unsafe_link
 from dreaming.article.markup import MARKER, category_name, conv_hashes, wikilinks, words
@@ -86,7 +87,7 @@ def check(
     touched: Iterable[str | Part] = (),
     allow_dropped: Iterable[str] = (),
     floor: float = 0.7,
-    known_stems: Iterable[str] | None = None,
+    known_stems: KnownArticles | Iterable[str] | None = None,
     stem: str | None = None,
 ) -> GateResult:
     """Judge an edit from `before` (None: a new article) to `after`.
@@ -195,7 +196,11 @@ def _uncited(before: str | None, after: str, touched: list[str]) -> list[Rejecti
 
 def _footnotes(old: Article | None, new: Article) -> list[Rejection]:
     balance = footnote_balance(new)
-    tolerated = {d.text for d in footnote_balance(old).orphans} if old is not None else set()
+    tolerated = (
+        {d.text for d in footnote_balance(old).orphans}
+        if old is not None and balance.orphans
+        else set()
+    )
     out = [
         Rejection("footnote_unbalanced", f"[^{label}] is cited but never defined")
         for label in balance.undefined
@@ -248,7 +253,7 @@ def _links(
     new: Article,
     before: str | None,
     after: str,
-    known_stems: Iterable[str] | None,
+    known_stems: KnownArticles | Iterable[str] | None,
 ) -> list[Rejection]:
     now = _link_targets(new, after)
     was = _link_targets(old, before) if old is not None and before is not None else set()
@@ -261,17 +266,18 @@ def _links(
         seen = {heading_key(t) for kind, t in was if kind == "wikilink"}
         if new.title:
             seen.add(heading_key(new.title))
-        # Only a link the edit adds is looked up: most edits add none, and keying every
-        # known title costs a night a thousand calls a write.
         added = [
             link
             for link in article_wikilinks(new)
             if not (link.embed or category_name(link)) and heading_key(link.target) not in seen
         ]
-        known = {heading_key(title_for_stem(s)) for s in known_stems} if added else set()
+        if isinstance(known_stems, KnownArticles):
+            known = known_stems
+        else:  # keyed only when needed: most edits add no link
+            known = KnownArticles(known_stems if added else ())
         for link in added:
             key = heading_key(link.target)
-            if not key or key in known or key in seen:
+            if not key or known.resolves(key) or key in seen:
                 continue
             seen.add(key)
             out.append(Rejection("wikilink_unresolved", f"[[{link.target}]] names no article"))

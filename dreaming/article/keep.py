@@ -114,6 +114,8 @@ def changed_parts(
     """Why parts the edit did not name are not as they were (empty when they are)."""
     named = {heading_key(h) for h in headings}
     old_labels, new_labels = _labels(old), _labels(new)
+    # The same text under the same labels keys the same: most of an article is untouched.
+    same = old_labels == new_labels
     out = []
     if Part.FRONTMATTER not in parts and (old.frontmatter, old.preamble) != (
         new.frontmatter,
@@ -122,7 +124,7 @@ def changed_parts(
         out.append("the frontmatter changed")
     if Part.INFOBOX not in parts and _infobox_key(old, old_labels) != _infobox_key(new, new_labels):
         out.append("the infobox changed")
-    if LEAD not in named:
+    if LEAD not in named and not (same and (old.banner, old.lead) == (new.banner, new.lead)):
         was = (heading_key(old.banner or ""), text_key(old.lead, old_labels))
         if was != (heading_key(new.banner or ""), text_key(new.lead, new_labels)):
             out.append("the lead changed")
@@ -134,6 +136,12 @@ def changed_parts(
         now = after.get((key, n))
         if now is None:
             out.append(f"section {section.heading!r} is gone")
+        elif same and (section.level, section.heading, section.body) == (
+            now.level,
+            now.heading,
+            now.body,
+        ):
+            continue
         elif _section_key(section, old_labels) != _section_key(now, new_labels):
             out.append(f"section {section.heading!r} changed")
     for (key, n), section in after.items():

@@ -11,14 +11,13 @@ linked again, and a block linked once is its own result the second time.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from dreaming.article.fences import code_flags, line_content, mask_code
 from dreaming.article.markup import DEFINITION, MARKER, WIKILINK, atx_heading, wikilinks
-from dreaming.article.titles import heading_key, title_for_stem
+from dreaming.article.titles import heading_key, nfc, title_for_stem
 
 _MARKDOWN_LINK = re.compile(r"!?\[[^\[\]\r\n]*\]\([^()\r\n]*\)")
 _TEMPLATE = re.compile(r"\{\{[^{}\r\n]*\}\}")
@@ -30,6 +29,8 @@ _TOKEN = re.compile(r"[^\s\0]+")
 _OPENING = "\"'([{*_"
 _CLOSING = ".,;:!?\"')]}*_"
 _SPACES = re.compile(r"[ \t]+")
+_BLANKS = re.compile(" +")
+_NOT_SPACE = re.compile("[^ ]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,19 +41,48 @@ class Target:
     """Its title and aliases: each mention of one of them may become the link."""
 
 
-def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> str:
+@dataclass(frozen=True, slots=True)
+class Names:
+    """Every target's names, keyed once for all the blocks a night links."""
+
+    stems: dict[str, tuple[str, ...]]
+    """A name's key → the stems that answer to it."""
+    prefixes: frozenset[str]
+    """Each key's leading words, one word more at a time: a run of prose is read on
+    only while it can still become a name."""
+    longest: int
+    """The most words a name has."""
+
+
+def names_of(targets: Sequence[Target]) -> Names:
+    found: dict[str, list[str]] = {}
+    for t in targets:
+        for name in (title_for_stem(t.stem), *t.names):
+            key = heading_key(name)
+            if key and _WORD.search(key) and t.stem not in found.get(key, ()):
+                found.setdefault(key, []).append(t.stem)
+    prefixes = {
+        " ".join(words[:n])
+        for words in (k.split(" ") for k in found)
+        for n in range(1, len(words) + 1)
+    }
+    longest = max((len(k.split()) for k in found), default=0)
+    return Names({k: tuple(v) for k, v in found.items()}, frozenset(prefixes), longest)
+
+
+def link_first_mentions(text: str, targets: Names | Sequence[Target], own: str = "") -> str:
     """`text` with the first mention of each target it does not link yet wrapped as a
     wikilink; the article `own` (its stem) is never linked from itself, and a mention
     of its own name is no mention of a shorter one inside it."""
-    names, longest = _prepared(targets)
-    if not names:
+    names = targets if isinstance(targets, Names) else names_of(targets)
+    if not names.stems:
         return text
     linked = {heading_key(link.target) for link in wikilinks(text)}
     own_key = heading_key(own)
     out: list[str] = []
     pos = 0
-    for start, end, key in _mentions(_prose(text), names, longest):
-        stems = names[key]
+    for start, end, key in _mentions(_prose(text), names):
+        stems = names.stems[key]
         # Matched and left alone: the article's own name, and a name two articles share.
         if len(stems) != 1 or heading_key(stems[0]) in (own_key, *linked):
             continue
@@ -65,7 +95,8 @@ def link_first_mentions(text: str, targets: Sequence[Target], own: str = "") -> 
 
 
 def _word(m: re.Match[str]) -> tuple[int, int, str] | None:
-    """(start, end, text) of the word in a run of prose, its surroundings left out."""
+    """(start, end, key) of the word in a run of prose, its surroundings left out, its
+    key as `heading_key` reads it."""
     start = m.start()
     text = m.group()
     lead = len(text) - len(text.lstrip(_OPENING))
@@ -73,45 +104,46 @@ def _word(m: re.Match[str]) -> tuple[int, int, str] | None:
     for possessive in ("'s", "\u2019s"):
         if text.endswith(possessive) and len(text) > len(possessive):
             text = text[: -len(possessive)].rstrip(_CLOSING)
-    if not text:
+    key = " ".join(nfc(nfc(text).casefold()).replace("_", " ").split())
+    if not key:
         return None
-    return start + lead, start + lead + len(text), text
+    return start + lead, start + lead + len(text), key
 
 
-def _mentions(
-    prose: str, names: dict[str, tuple[str, ...]], longest: int
-) -> Iterator[tuple[int, int, str]]:
+def _mentions(prose: str, names: Names) -> Iterator[tuple[int, int, str]]:
     """(start, end, name key) of each mention in `prose`, left to right, the longest
-    name at each place first: its words looked up, at most `longest` at a time, never
-    across a line end or anything blotted out."""
+    name at each place first: its words read on while they can still become a name,
+    never across a line end or anything blotted out."""
     words = [w for w in (_word(m) for m in _TOKEN.finditer(prose)) if w is not None]
     i = 0
     while i < len(words):
         found = None
-        for n in range(min(longest, len(words) - i), 0, -1):
-            run = words[i : i + n]
-            if any(not _SPACES.fullmatch(prose[a[1] : b[0]]) for a, b in itertools.pairwise(run)):
-                continue
-            key = " ".join(w for _, _, w in run).casefold().replace("_", " ")
-            if key in names:
-                found = (run[0][0], run[-1][1], key, n)
+        key = ""
+        for j in range(i, min(i + names.longest, len(words))):
+            if j > i and not _SPACES.fullmatch(prose[words[j - 1][1] : words[j][0]]):
                 break
+            key = f"{key} {words[j][2]}" if key else words[j][2]
+            if key not in names.prefixes:
+                break
+            if key in names.stems:
+                found = (words[i][0], words[j][1], key, j + 1)
         if found is None:
             i += 1
             continue
         yield found[0], found[1], found[2]
-        i += found[3]
+        i = found[3]
 
 
 UNLINKED = ("references", "see also")
 """Sections whose lines are lists of sources and links, not prose."""
 
 
-def link_article(text: str, targets: Sequence[Target], own: str) -> tuple[str, list[str]]:
+def link_article(text: str, targets: Names | Sequence[Target], own: str) -> tuple[str, list[str]]:
     """The article `text` (stem `own`) with the first mention of each other article
     linked in its lead and in each `##` section's prose (one section's links do not
     count for the next); frontmatter, headings, References and See also as they were.
     Returns the text and the sections changed ("" for the lead)."""
+    names = targets if isinstance(targets, Names) else names_of(targets)
     lines = text.splitlines(keepends=True)
     start = _after_frontmatter(lines)
     in_code = code_flags(lines)
@@ -130,7 +162,7 @@ def link_article(text: str, targets: Sequence[Target], own: str) -> tuple[str, l
         if heading_key(name) in UNLINKED:
             out.append(block)
             continue
-        linked = link_first_mentions(block, targets, own)
+        linked = link_first_mentions(block, names, own)
         if linked != block:
             changed.append(name)
         out.append(linked)
@@ -155,42 +187,30 @@ def wikilink(stem: str, surface: str) -> str:
     return f"[[{title}]]" if surface == title else f"[[{title}|{surface}]]"
 
 
-def _prepared(targets: Sequence[Target]) -> tuple[dict[str, tuple[str, ...]], int]:
-    """Every name's key → the stems that answer to it, and the most words a name has:
-    made once for a night's articles, not once an article. Kept for the last sequence
-    asked about, by identity: LINK passes one list for every article of a night, and
-    hashing a thousand targets for a cache key cost more than the linking."""
-    global _last
-    if _last is not None and _last[0] is targets:
-        return _last[1]
-    found: dict[str, list[str]] = {}
-    for t in targets:
-        for name in (title_for_stem(t.stem), *t.names):
-            key = heading_key(name)
-            if key and _WORD.search(key) and t.stem not in found.get(key, ()):
-                found.setdefault(key, []).append(t.stem)
-    longest = max((len(k.split()) for k in found), default=0)
-    prepared = {k: tuple(v) for k, v in found.items()}, longest
-    _last = (targets, prepared)
-    return prepared
-
-
-_last: tuple[Sequence[Target], tuple[dict[str, tuple[str, ...]], int]] | None = None
-
-
 def _prose(text: str) -> str:
     """`text` with everything that is no prose blotted out, same length: code, comments,
     links, footnote markers and definitions, headings, template lines."""
-    masked = list(mask_code(text))
+    masked = mask_code(text)
     for pattern in (WIKILINK, _MARKDOWN_LINK, MARKER, _TEMPLATE):
-        for m in pattern.finditer("".join(masked)):
-            masked[m.start() : m.end()] = " " * (m.end() - m.start())
+        masked = pattern.sub(_spaces, masked)
+    out: list[str] = []
     start = 0
     for line in text.splitlines(keepends=True):
         content = line.rstrip("\r\n")
+        end = start + len(line)
         if atx_heading(content) is not None or DEFINITION.match(content):
-            masked[start : start + len(content)] = " " * len(content)
-        start += len(line)
+            out += [" " * len(content), masked[start + len(content) : end]]
+        else:
+            out.append(masked[start:end])
+        start = end
+    masked = "".join(out)
+    if masked == text:
+        return text
     # What was blanked becomes a character no name holds, so that no mention runs
-    # across it ("Claude [^1] code" is no mention of Claude Code).
-    return "".join(m if m == t else "\0" for m, t in zip(masked, text, strict=True))
+    # across it ("Claude [^1] code" is no mention of Claude Code). Blanks are spaces,
+    # so only a run of them can hold what was blanked.
+    return _BLANKS.sub(lambda m: _NOT_SPACE.sub("\0", text[m.start() : m.end()]), masked)
+
+
+def _spaces(m: re.Match[str]) -> str:
+    return " " * (m.end() - m.start())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dreaming.article.document import Article, infobox_malformed, parse, render, tail_rank
@@ -27,6 +27,7 @@ from dreaming.article.fences import (
     repair_fences,
     split_lines,
 )
+from dreaming.article.known import KnownArticles
 from dreaming.article.layout import BOM, split_frontmatter
 from dreaming.article.markup import (
     DEFINITION,
@@ -47,18 +48,19 @@ from dreaming.article.titles import heading_key, title_for_stem
 INFOBOX_FIRST = ("kind", "type", "aliases")
 """Infobox keys that lead, in this order; every other key follows alphabetically."""
 
-_UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
 _CONTINUATION = re.compile(r"(?: {4}|\t)[ \t]*\S")
 
 
-def normalize(text: str, *, stem: str, known_stems: Iterable[str] = ()) -> str:
-    """The article in normal form; `stem` is its own file stem."""
+def normalize(text: str, *, stem: str, known_stems: KnownArticles | Iterable[str] = ()) -> str:
+    """The article in normal form; `stem` is its own file stem, `known_stems` the
+    articles its links may be spelled as."""
     # A BOM is no part of the first line (parse keeps it first, outside every part).
     bom = BOM if text.startswith(BOM) else ""
     # Fences first: an unclosed one would hide every section after it.
     frontmatter, body = split_frontmatter(text[len(bom) :])
     article = parse(bom + frontmatter + repair_fences(body))
-    index = _index_with(known_stems, stem)
+    known = known_stems if isinstance(known_stems, KnownArticles) else KnownArticles(known_stems)
+    index = known.index(stem)
     # Sections are ordered before footnotes are numbered: numbers follow reading order.
     article = fix_title(article, stem)
     article = order_sections(article)
@@ -106,52 +108,8 @@ def _with_blocks(article: Article, lead: str, bodies: Sequence[str]) -> Article:
 # ---------------------------------------------------------------- wikilinks
 
 
-def link_index(stems: Iterable[str]) -> dict[str, str]:
-    """heading_key → canonical link target (the stem's title, spaces not `_`).
-
-    Two stems with the same key (possible on a case-sensitive disk) are
-    ambiguous and dropped: such links are left as written.
-    """
-    return {k: next(iter(v)) for k, v in _titles(stems).items() if len(v) == 1}
-
-
-def _titles(stems: Iterable[str]) -> dict[str, set[str]]:
-    seen: dict[str, set[str]] = {}
-    for stem in stems:
-        title = title_for_stem(stem)
-        if title.strip() and not _UNSAFE_IN_LINK.search(title):
-            seen.setdefault(heading_key(title), set()).add(title)
-    return seen
-
-
-def _index_with(known: Iterable[str], stem: str) -> dict[str, str]:
-    """`link_index` of the known stems and `stem`. The known stems' part is kept for the
-    last collection asked about, by identity and size: a night's writer passes one set
-    for every write (adding the articles it creates), and indexing a thousand titles a
-    write cost more than the write."""
-    global _last
-    if not isinstance(known, Collection):
-        seen = _titles(known)
-    else:
-        if _last is None or _last[0] is not known or _last[1] != len(known):
-            _last = (known, len(known), _titles(known))
-        seen = _last[2]
-    index = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
-    title = title_for_stem(stem)
-    if title.strip() and not _UNSAFE_IN_LINK.search(title):
-        key = heading_key(title)
-        if seen.get(key, {title}) == {title}:
-            index[key] = title
-        else:
-            index.pop(key, None)
-    return index
-
-
-_last: tuple[Collection[str], int, dict[str, set[str]]] | None = None
-
-
 def _canonical_link(
-    link: WikiLink, index: dict[str, str], keep_surface: bool, in_table: bool
+    link: WikiLink, index: Mapping[str, str], keep_surface: bool, in_table: bool
 ) -> str | None:
     """The rewritten `[[...]]`, or None to leave the link as written."""
     if link.embed or category_name(link) or "`" in link.target or "/" in link.target:
@@ -170,7 +128,7 @@ def _canonical_link(
     return f"[[{target}{anchor}{alias}]]"
 
 
-def relink(text: str, index: dict[str, str], *, keep_surface: bool = True) -> str:
+def relink(text: str, index: Mapping[str, str], *, keep_surface: bool = True) -> str:
     """Point every resolvable wikilink in `text` at its on-disk title.
 
     With keep_surface, a link without an alias gets one holding the text the
@@ -191,7 +149,7 @@ def relink(text: str, index: dict[str, str], *, keep_surface: bool = True) -> st
     return "".join(out) + text[pos:] if out else text
 
 
-def canonical_links(article: Article, index: dict[str, str]) -> Article:
+def canonical_links(article: Article, index: Mapping[str, str]) -> Article:
     """Links point at titles with spaces, in the casing of the file on disk."""
     lead = relink(article.lead, index)
     bodies = [relink(s.body, index, keep_surface=tail_rank(s) != 1) for s in article.sections]
@@ -212,7 +170,7 @@ def _infobox_order(item: tuple[int, tuple[str, str]]) -> tuple[int, str, int]:
     return first, key.casefold() if first == len(INFOBOX_FIRST) else "", position
 
 
-def sort_infobox(article: Article, index: dict[str, str]) -> Article:
+def sort_infobox(article: Article, index: Mapping[str, str]) -> Article:
     """kind, type, aliases first, the rest alphabetical; entity links canonical.
 
     Skipped when the block has lines that are not `key: value` (or is never

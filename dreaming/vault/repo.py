@@ -70,6 +70,8 @@ class VaultRepo:
             self.repo = _Repo(root, expand_vars=False)
         except (git.InvalidGitRepositoryError, git.NoSuchPathError) as e:
             raise GitError(f"{root}: not a git repository; run: dreaming init {root}") from e
+        self._listed: tuple[str, str, dict[str, tuple[str, str]]] | None = None
+        """(commit, folder, its entries) of the last folder listed at a commit."""
 
     @classmethod
     def init(cls, root: Path) -> VaultRepo:
@@ -209,17 +211,25 @@ class VaultRepo:
 
         A git process a question, not GitPython's object database: that keeps a
         `git cat-file` helper running for as long as the Repo lives, and a Repo left
-        to the garbage collector leaked it (a warning, an error under test)."""
+        to the garbage collector leaked it (a warning, an error under test). The
+        path's folder is listed once a commit: a night asks about every article of
+        `articles/`, one git process each was most of a big wiki's LINK, and what a
+        commit holds never changes."""
         head = self._head()
         if head is None:
             return None
-        listed = self._git("ls-tree", "-z", head, "--", self._rel(path))
-        for entry in listed.split("\0"):
-            meta, _, name = entry.partition("\t")
-            parts = meta.split()
-            if name == self._rel(path) and len(parts) == 3:
-                return parts[1], parts[2]
-        return None
+        rel = self._rel(path)
+        folder = rel.rpartition("/")[0]
+        if self._listed is None or self._listed[:2] != (head, folder):
+            listed = self._git("ls-tree", "-z", head, *(("--", f"{folder}/") if folder else ()))
+            entries = {}
+            for entry in listed.split("\0"):
+                meta, _, name = entry.partition("\t")
+                parts = meta.split()
+                if len(parts) == 3:
+                    entries[name] = (parts[1], parts[2])
+            self._listed = (head, folder, entries)
+        return self._listed[2].get(rel)
 
     def _commit(
         self,

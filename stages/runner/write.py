@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from dreaming.article import Code, Part, check, normalize, stem_for_title, title_for_stem
+from dreaming.article.known import KnownArticles
 from dreaming.clock import utc_now
 from dreaming.errors import ConflictError, DreamingError, RefusedFileError, UnsafePathError
 from dreaming.ledger import Ledger, gate_rejections, write_journal
@@ -112,7 +113,7 @@ class Writer:
         self._own_writes = own_writes
         self._run_id = run_id
         self._repo = VaultRepo(vault.root)
-        self._known = None if known_stems is None else set(known_stems)
+        self._known = None if known_stems is None else KnownArticles(known_stems)
         self._pending: dict[str, _Pending] = {}
 
     def write(self, edit: Edit) -> Outcome:
@@ -188,7 +189,9 @@ class Writer:
 
     def _gated(self, edit: Edit, target: Target, stem: str, before: bytes | None) -> str | Outcome:
         """The edit's text in normal form, or the gate's NO-OP (recorded in the ledger)."""
-        text = normalize(edit.text, stem=stem, known_stems=self._known or ())
+        text = normalize(
+            edit.text, stem=stem, known_stems=self._known if self._known is not None else ()
+        )
         old = None if before is None else before.decode("utf-8")
         verdict = check(
             old,

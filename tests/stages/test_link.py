@@ -21,9 +21,11 @@ def write(vault: Vault, title: str, lead: str, sections: list[tuple[str, str]] =
     (vault.articles / f"{title.replace(' ', '_')}.md").write_text(text, encoding="utf-8")
 
 
-def night(vault: Vault, ledger: Ledger, run_id: str = "r1") -> tuple[int, int]:
+def night(
+    vault: Vault, ledger: Ledger, run_id: str = "r1", stage: LinkStage | None = None
+) -> tuple[int, int]:
     ctx = stage_context(vault, ledger, None, run_id=run_id, now=NOW, write=True)
-    report = run_stage(LinkStage(), ctx)
+    report = run_stage(stage or LinkStage(), ctx)
     return report.done, report.skipped
 
 
@@ -82,6 +84,22 @@ def test_a_new_article_links_its_name_in_the_articles_already_there(
     night(vault, ledger, "r2")
     text = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
     assert "Claude Code uses [[Beads]]." in text
+
+
+def test_a_service_running_for_nights_sees_a_name_the_person_gave_an_article_between_them(
+    vault: Vault, ledger: Ledger
+) -> None:
+    stage = LinkStage()  # one stage for every night, as in the long-running service
+    write(vault, "Beads", "Beads tracks issues.")
+    write(vault, "Claude Code", "Claude Code files work in the tracker.")
+    night(vault, ledger, "r1", stage)
+    beads = vault.articles / "Beads.md"
+    infobox = {"kind": "thing", "aliases": "tracker"}
+    text = build("Beads", lead="Beads tracks issues.", sections=[], infobox=infobox)
+    beads.write_text(text, encoding="utf-8")
+    night(vault, ledger, "r2", stage)
+    code = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
+    assert "files work in the [[Beads|tracker]]." in code
 
 
 def test_a_person_s_edit_made_while_link_runs_wins(vault: Vault, ledger: Ledger) -> None:

@@ -404,6 +404,21 @@ def test_committed_says_whether_head_holds_exactly_these_bytes(vault: Vault) -> 
     assert not repo.committed(vault.articles, b"")
 
 
+def test_committed_follows_a_commit_another_process_made_since_it_last_looked(
+    vault: Vault,
+) -> None:
+    repo = VaultRepo(vault.root)
+    page = vault.articles / "Thing.md"
+    page.write_bytes(b"# Thing\n")
+    repo.commit_pipeline_blobs({page: b"# Thing\n"}, "create Thing", "r1")
+    assert repo.committed(page, b"# Thing\n")
+    page.write_bytes(b"# Thing\n\nMine.\n")
+    git(vault, "commit", "-qam", "my edit")
+    assert repo.committed(page, b"# Thing\n\nMine.\n")
+    assert not repo.committed(page, b"# Thing\n")
+    assert repo.committed(vault.meta / "Elsewhere.md", None)
+
+
 def children() -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
