@@ -22,13 +22,14 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
+from dreaming.raw.spans import cut, spans
 from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "chatgpt"
 _SPOKEN: dict[str, Role] = {"user": "user", "system": "system"}
 
 # Inline citation markers use private-use characters that render as nothing useful.
-_CITE_RE = re.compile("\ue200[^\ue201]*\ue201")
+_CITE_RE = re.compile("\ue200")
 _DROP_TYPES = frozenset(
     {"thoughts", "reasoning_recap", "user_editable_context", "model_editable_context"}
 )
@@ -51,7 +52,7 @@ def _parts_text(content: dict[str, Any]) -> str:
                 out.append(p["text"])
     text = "\n".join(x for x in out if x)
     if "\ue200" in text:
-        text = _CITE_RE.sub("", text)
+        text = cut(text, spans(text, _CITE_RE, lambda _: "\ue201"))
     return text
 
 

@@ -24,6 +24,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
+from dreaming.raw.spans import cut, spans
 from dreaming.transcript import Conversation
 
 SOURCE = "claude-code"
@@ -32,9 +33,14 @@ _TAG_RE = re.compile(
     r"<(system-reminder|ide_opened_file|ide_selection|ide_diagnostics|local-command-stdout|"
     r"local-command-stderr|local-command-caveat|command-message|command-name|command-args|"
     r"command-contents|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr|"
-    r"task-notification|post-tool-use-hook)>(.*?)</\1>",
-    re.S,
+    r"task-notification|post-tool-use-hook)>"
 )
+
+
+def _closing(name: str) -> str:
+    return f"</{name}>"
+
+
 _INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
 _REJECTED = "The user doesn't want to "
 _SAID = "the user said:"
@@ -46,12 +52,10 @@ def _reduce_user_text(text: str) -> tuple[str, str | None]:
     if "<" not in text:
         return text, None
     found: dict[str, str] = {}
-
-    def drop(m: re.Match[str]) -> str:
-        found.setdefault(m.group(1), m.group(2))
-        return ""
-
-    rest = _TAG_RE.sub(drop, text).strip()
+    tags = list(spans(text, _TAG_RE, _closing))
+    for tag in tags:
+        found.setdefault(tag.name, tag.inner)
+    rest = cut(text, iter(tags)).strip()
     extra: list[str] = []
     name = found.get("command-name", "").strip()
     args = found.get("command-args", "").strip()

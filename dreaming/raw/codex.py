@@ -25,6 +25,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
+from dreaming.raw.spans import cut, spans
 from dreaming.transcript import Conversation, content_id
 
 SOURCE = "codex"
@@ -45,8 +46,7 @@ _ITEMS = frozenset(
 # Context the CLI injects as "user" messages; the person never typed these.
 _INJECTED_RE = re.compile(
     r"<(environment_context|user_instructions|INSTRUCTIONS|permissions instructions|"
-    r"user_shell_command|turn_aborted)>.*?</\1>",
-    re.S,
+    r"user_shell_command|turn_aborted)>"
 )
 _AGENTS_MD = "# AGENTS.md instructions"
 
@@ -55,7 +55,7 @@ def _user_text(text: str) -> str:
     if text.lstrip().startswith(_AGENTS_MD):
         return ""
     if "<" in text:
-        text = _INJECTED_RE.sub("", text)
+        text = cut(text, spans(text, _INJECTED_RE, lambda name: f"</{name}>"))
     return text.strip()
 
 

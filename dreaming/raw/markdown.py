@@ -31,8 +31,10 @@ _ROLE_OF: dict[str, Role] = {
 _ROLE = "|".join(sorted((re.escape(w) for w in _ROLE_OF), key=len, reverse=True))
 _SAID = r"(?:[ \t]+(?:said|says|wrote|asked|replied|answered))?"
 
+# Possessive runs: each stops where the next must start, and a heading line of 8,000
+# stars or spaces had the plain runs try every split of it between them (4 s a line).
 _HEADING_RE = re.compile(
-    rf"^(#{{1,6}})[ \t]+[^\w\s]*[ \t]*\**({_ROLE}){_SAID}\**[ \t]*:?\**[ \t]*"
+    rf"^(#{{1,6}})[ \t]++[^\w\s]*+[ \t]*+\**+({_ROLE}){_SAID}\**+[ \t]*+:?\**+[ \t]*+"
     r"(\(.*\)|[-\u2014\u2013\u00b7|].*)?$",
     re.I | re.A,
 )
