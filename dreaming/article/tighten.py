@@ -33,7 +33,7 @@ model is asked whether the rest adds anything."""
 MIN_WORDS = 3
 """A sentence with fewer content words is too short to call a repeat of anything."""
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|without|cannot|none|nor|neither)\b|\w+n['\u2019]t\b", re.IGNORECASE
+    r"\b(?:not|no|never|without|cannot|none|nor|neither)\b|\b\w+n['\u2019]t\b", re.IGNORECASE
 )
 _NUMBER = re.compile(r"\d(?:[\w.,:/-]*\d)?")
 """A number as written, dates and versions whole: "2026-03-04", "3/4/2026", "3.5"."""

@@ -213,3 +213,15 @@ def test_tighten_time_grows_about_linearly_with_the_article() -> None:
     small, large = _long(6), _long(48)
     once = min(_seconds(small) for _ in range(3))
     assert _seconds(large) < 24 * once  # 8x the text: 8x the time, with room for noise
+
+
+def _one_long_word(n: int) -> str:
+    said = "Beads tracks issues for coding agents in " + "a" * n + ".[^1]"
+    return article(LEAD, ("Use", f"{said}\n\n{said}"))
+
+
+@pytest.mark.slow  # timing
+def test_a_sentence_holding_one_huge_word_is_read_in_linear_time() -> None:
+    small, large = _one_long_word(25_000), _one_long_word(100_000)
+    once = min(_seconds(small) for _ in range(3))
+    assert min(_seconds(large) for _ in range(3)) < 8 * once + 0.05
