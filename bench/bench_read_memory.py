@@ -1,0 +1,139 @@
+"""Peak memory reading one big transcript of each format: a file of `--mb` megabytes
+(default 400, under the default 512 MB limit) read by `read_transcript` in a fresh
+process; its peak RSS printed against the file's size. Goal: under 1 GB for every
+format at the default limit, and no more than twice the file's size.
+
+    python bench/bench_read_memory.py [--mb 400] [--formats markdown,chatgpt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.machine import cpu  # noqa: E402
+
+MESSAGE = "We should index the vault nightly and keep every word the person wrote. " * 20
+
+
+def markdown(f: object, size: int) -> str:
+    return _turns(f, size, "# User\n\n{}\n\n# Assistant\n\n{}\n\n"), "chat.md"  # type: ignore[return-value]
+
+
+def canonical(f: object, size: int) -> str:
+    return _turns(f, size, "## user\n\n{}\n\n## assistant\n\n{}\n\n"), "chat.md"  # type: ignore[return-value]
+
+
+def _turns(f: object, size: int, turn: str) -> None:
+    block = turn.format(MESSAGE, MESSAGE) * 100
+    written = 0
+    while written < size:
+        f.write(block)  # type: ignore[attr-defined]
+        written += len(block)
+
+
+def chatgpt(f: object, size: int) -> tuple[None, str]:
+    f.write("[")  # type: ignore[attr-defined]
+    written, k = 0, 0
+    while written < size:
+        mapping = {"r": {"id": "r", "message": None, "parent": None, "children": ["m0"]}}
+        for i in range(40):
+            mapping[f"m{i}"] = {
+                "id": f"m{i}",
+                "parent": "r" if i == 0 else f"m{i - 1}",
+                "children": [f"m{i + 1}"] if i < 39 else [],
+                "message": {
+                    "id": f"m{i}",
+                    "author": {"role": "user" if i % 2 == 0 else "assistant"},
+                    "create_time": 1.7e9 + i,
+                    "content": {"content_type": "text", "parts": [MESSAGE]},
+                },
+            }
+        conv = {"title": f"c{k}", "id": f"c{k}", "create_time": 1.7e9, "mapping": mapping}
+        text = ("," if k else "") + json.dumps(conv | {"current_node": "m39"})
+        f.write(text)  # type: ignore[attr-defined]
+        written += len(text)
+        k += 1
+    f.write("]")  # type: ignore[attr-defined]
+    return None, "conversations.json"
+
+
+def claude_code(f: object, size: int) -> tuple[None, str]:
+    written, i = 0, 0
+    while written < size:
+        role = "user" if i % 2 == 0 else "assistant"
+        content = MESSAGE if role == "user" else [{"type": "text", "text": MESSAGE}]
+        record = {
+            "type": role,
+            "sessionId": "7c1e2f0a-5b3d-4e6f-8a9b-0c1d2e3f4a5b",
+            "uuid": f"00000000-0000-4000-8000-{i:012d}",
+            "parentUuid": None if i == 0 else f"00000000-0000-4000-8000-{i - 1:012d}",
+            "timestamp": "2025-03-14T09:12:40.000Z",
+            "message": {"role": role, "content": content},
+        }
+        line = json.dumps(record) + "\n"
+        f.write(line)  # type: ignore[attr-defined]
+        written += len(line)
+        i += 1
+    return None, "session.jsonl"
+
+
+FORMATS: dict[str, Callable[[object, int], object]] = {
+    "markdown": markdown,
+    "canonical": canonical,
+    "chatgpt": chatgpt,
+    "claude-code": claude_code,
+}
+
+_CHILD = """
+import resource, sys
+sys.path.insert(0, {root!r})
+from dreaming.raw import read_transcript
+try:
+    r = read_transcript(__import__("pathlib").Path({path!r}), max_bytes={cap})
+    said = f"{{len(r.conversations)}} conversations"
+except Exception as e:
+    said = f"refused: {{e}}"
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, said)
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mb", type=int, default=400)
+    parser.add_argument("--cap-mb", type=int, default=512)
+    parser.add_argument("--formats", default=",".join(FORMATS))
+    args = parser.parse_args()
+    print(f"cpu: {cpu()}")
+    size = args.mb * 1024 * 1024
+    for name in args.formats.split(","):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "file"
+            with path.open("w", encoding="utf-8") as f:
+                named = FORMATS[name](f, size)
+            real = Path(tmp) / (named[1] if isinstance(named, tuple) else "chat.md")
+            path.rename(real)
+            mb = real.stat().st_size / 2**20
+            code = _CHILD.format(root=str(ROOT), path=str(real), cap=args.cap_mb * 2**20)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"{name:12} {mb:6.0f} MB file: failed: {out.stderr.strip()[-200:]}")
+                continue
+            rss_kb, said = out.stdout.strip().split(" ", 1)
+            rss = int(rss_kb) / 1024
+            verdict = "ok" if rss < 1024 and rss <= 2 * mb + 100 else "OVER"
+            peak = f"peak RSS {rss:6.0f} MB ({rss / mb:.1f}x) {verdict}"
+            print(f"{name:12} {mb:6.0f} MB file: {peak}; {said[:90]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
