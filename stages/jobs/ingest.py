@@ -99,14 +99,14 @@ def ingest(
     report = IngestReport(files=len(paths))
     # Files are committed in batches: one commit per small file costs more than
     # parsing it. A crash loses at most the open batch, which the next pass redoes.
+    named = None if files is None else paths
     with ledger.transaction():
         # Read under the lock: another ingest may have stored these files meanwhile.
-        known = _known_rows(vault, ledger, None if files is None else paths)
+        known = _known_rows(vault, ledger, named)
+        gone = set(known) - {vault.rel(path) for path in paths}
         batch = 0
-        rels = []
         for done, path in enumerate(paths, start=1):
             rel = vault.rel(path)
-            rels.append(rel)
             if progress is not None:
                 progress(done, len(paths), rel)
             batch += _ingest_alone(
@@ -114,9 +114,12 @@ def ingest(
             )
             if batch >= BATCH_BYTES:
                 ledger.commit_and_continue()
+                # The lock was free for a moment: another ingest may have stored (or
+                # forgotten) files since; this run counts only what it does itself.
+                known = _known_rows(vault, ledger, named)
                 batch = 0
         if files is None:
-            report.removed = _forget_files(ledger, set(known) - set(rels))
+            report.removed = _forget_files(ledger, gone & set(known))
         if record_run and report.changed:
             record_ingest(ledger, report)
     return report
