@@ -23,7 +23,10 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from dreaming.errors import DreamingError
 from dreaming.query import Reader, Result
 from dreaming.query.budget import quoted, short
+from dreaming.vault import Vault
+from dreaming.vault.logs import internal_error
 from watcher.app import App
+from watcher.mcp_args import checked
 
 INSTRUCTIONS = """\
 This server reads the person's own wiki: articles a local model wrote overnight from \
@@ -119,20 +122,23 @@ def build_server(reader: Reader) -> MCPServer:
     belongs to the thread that opened it, and the SDK runs sync tools on worker
     threads; each read takes milliseconds, so running it on the loop costs nothing."""
 
+    def ask(call: Callable[[], Result]) -> CallToolResult:
+        return answer(call, reader.vault)
+
     async def resolve(name: str) -> CallToolResult:
-        return answer(lambda: reader.resolve(name))
+        return ask(lambda: reader.resolve(name))
 
     async def read(stem: str, full: bool = False, page: int = 1) -> CallToolResult:
-        return answer(lambda: reader.read(stem, full=full, page=page))
+        return ask(lambda: reader.read(stem, full=full, page=page))
 
     async def section(stem: str, heading: str, page: int = 1) -> CallToolResult:
-        return answer(lambda: reader.section(stem, heading, page=page))
+        return ask(lambda: reader.section(stem, heading, page=page))
 
     async def links(stem: str, page: int = 1) -> CallToolResult:
-        return answer(lambda: reader.links(stem, page=page))
+        return ask(lambda: reader.links(stem, page=page))
 
     async def infobox(stem: str, page: int = 1) -> CallToolResult:
-        return answer(lambda: reader.infobox(stem, page=page))
+        return ask(lambda: reader.infobox(stem, page=page))
 
     async def list_(
         kind: str | None = None,
@@ -140,21 +146,21 @@ def build_server(reader: Reader) -> MCPServer:
         type: str | None = None,
         page: int = 1,
     ) -> CallToolResult:
-        return answer(lambda: reader.list_by(kind=kind, category=category, type=type, page=page))
+        return ask(lambda: reader.list_by(kind=kind, category=category, type=type, page=page))
 
     async def category(name: str, page: int = 1) -> CallToolResult:
-        return answer(lambda: reader.category(name, page=page))
+        return ask(lambda: reader.category(name, page=page))
 
     async def status() -> CallToolResult:
-        return answer(reader.status)
+        return ask(reader.status)
 
     async def search(text: str, limit: int = 10) -> CallToolResult:
-        return answer(lambda: reader.search(text, limit=limit))
+        return ask(lambda: reader.search(text, limit=limit))
 
     async def source(
         conv: str, start: int | None = None, end: int | None = None, page: int = 1
     ) -> CallToolResult:
-        return answer(lambda: reader.source(conv, start=start, end=end, page=page))
+        return ask(lambda: reader.source(conv, start=start, end=end, page=page))
 
     functions: list[Callable[..., Awaitable[CallToolResult]]] = [
         resolve,
@@ -168,22 +174,37 @@ def build_server(reader: Reader) -> MCPServer:
         search,
         source,
     ]
-    tools = [_tool(fn.__name__.rstrip("_"), fn) for fn in functions]
-    return _Server(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+    named = {fn.__name__.rstrip("_"): fn for fn in functions}
+    tools = [_tool(name, fn) for name, fn in named.items()]
+    server = _Server(name="dreaming", instructions=INSTRUCTIONS, log_level="WARNING", tools=tools)
+    server.functions = named
+    return server
 
 
 class _Server(MCPServer):
     """The SDK's server, but an unknown tool's name comes back clipped (the SDK would
-    echo all of it)."""
+    echo all of it), and every argument is checked before the SDK's own validation,
+    whose faults are multi-line dumps (`watcher.mcp_args`)."""
+
+    functions: dict[str, Callable[..., Awaitable[CallToolResult]]]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        if name not in DESCRIPTIONS:
+        if name not in self.functions:
             return _error(
                 f"no tool {quoted(short(name, 80))}; the tools: {', '.join(DESCRIPTIONS)}"
             )
-        return await super().call_tool(name, arguments, context)
+        try:
+            args = checked(name, self.functions[name], arguments)
+        except DreamingError as e:
+            return _error(str(e))
+        try:
+            return await super().call_tool(name, args, context)
+        except Exception as e:
+            # Past the check, the SDK refusing is a bug of ours: still one line, and no
+            # traceback on stderr (the SDK would log one).
+            return _error(f"internal error calling {name} ({type(e).__name__}); please report it")
 
 
 def _tool(name: str, fn: Callable[..., Awaitable[CallToolResult]]) -> Tool:
@@ -196,8 +217,11 @@ def _tool(name: str, fn: Callable[..., Awaitable[CallToolResult]]) -> Tool:
     return tool
 
 
-def answer(call: Callable[[], Result]) -> CallToolResult:
-    """The Result as MCP content, or a tool error with the one line a person would see."""
+def answer(call: Callable[[], Result], vault: Vault | None = None) -> CallToolResult:
+    """The Result as MCP content, or a tool error with the one line a person would see.
+
+    A bug of ours is one line too, its traceback kept in the vault's internal log
+    (with `vault`), never on stderr."""
     try:
         result = call()
     except DreamingError as e:
@@ -205,6 +229,10 @@ def answer(call: Callable[[], Result]) -> CallToolResult:
     except OSError as e:
         # The system said no (disk, permissions): still one line.
         return _error(f"{type(e).__name__}: {e}")
+    except Exception as e:
+        if vault is None:
+            return _error(f"internal error reading ({type(e).__name__}); please report it")
+        return _error(internal_error(vault, e, "reading"))
     return CallToolResult(
         content=[TextContent(type="text", text=result.text)],
         structured_content={

@@ -82,7 +82,7 @@ class Reader:
         return listing.list_by(self.ledger, kind=kind, category=category, type=type, page=page)
 
     def category(self, name: str, *, page: int = 1) -> Result:
-        argument("category", name)
+        argument("name", name)
         number("page", page)
         self.index.refresh()
         return listing.category_members(self.ledger, name, page=page)
@@ -94,7 +94,8 @@ class Reader:
 
     def search(self, text: str, *, limit: int = 10) -> Result:
         """Last resort: lexical ranking (BM25) with a short snippet a hit."""
-        argument("search", text)
+        argument("text", text)
+        number("limit", limit)
         self.index.refresh()
         return search.search(self.ledger, text, limit=limit)
 
@@ -102,7 +103,7 @@ class Reader:
         self, conv: str, *, start: int | None = None, end: int | None = None, page: int = 1
     ) -> Result:
         """The conversation behind a `conv:HASH` footnote, paged by message, redacted."""
-        argument("conversation", conv)
+        argument("conv", conv)
         for what, value in (("start", start), ("end", end), ("page", page)):
             number(what, value)
         return source.source(self.ledger, conv, start=start, end=end, page=page)
@@ -115,6 +116,7 @@ class Reader:
 
     def search_stems(self, text: str, *, limit: int = 10) -> list[str]:
         """`search` for code (the eval): the ranked stems."""
-        argument("search", text)
+        argument("text", text)
+        number("limit", limit)
         self.index.refresh()
         return [h.stem for h in search.hits(self.ledger, text, limit)]

@@ -33,6 +33,11 @@ MAX_ARG_BYTES = 1024
 """No name, heading or search is longer; a longer argument is refused unread."""
 MAX_NUMBER = 1_000_000_000
 """No page or message number is bigger (SQLite's integers end at 2**63)."""
+MAX_HITS = 50
+"""A search returns at most this many hits."""
+RANGES = {"page": (1, MAX_NUMBER), "start": (0, MAX_NUMBER), "end": (0, MAX_NUMBER),
+          "limit": (1, MAX_HITS)}  # fmt: skip
+"""Every number a tool takes, by its argument's name: the lowest and highest allowed."""
 NEXT_ARGS = 160
 """A next read repeats its arguments while they take at most this many bytes of JSON;
 longer ones are said as `(same arguments)`."""
@@ -107,8 +112,21 @@ def argument(what: str, value: str) -> None:
 
 
 def number(what: str, value: int | None) -> None:
-    if value is not None and not -MAX_NUMBER <= value <= MAX_NUMBER:
-        raise QueryError(f"{what} must be under {MAX_NUMBER:,}: ask with a smaller {what}")
+    """`value` when it is in the range of the argument `what` (a page, message or hit
+    count, see `RANGES`) or not given; else one line naming the range, before any work."""
+    if value is not None and not in_range(what, value):
+        raise QueryError(f"{span(what)}; ask again with one in that range")
+
+
+def in_range(what: str, value: int) -> bool:
+    low, high = RANGES[what]
+    return low <= value <= high
+
+
+def span(what: str) -> str:
+    """What the number argument `what` must be, as a message begins."""
+    low, high = RANGES[what]
+    return f"{what} must be a whole number from {low:,} to {high:,}"
 
 
 def quoted(name: str) -> str:

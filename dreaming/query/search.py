@@ -14,6 +14,7 @@ from dreaming.ledger.nav_index import Hit
 from dreaming.query import discussed
 from dreaming.query.budget import (
     BUDGET,
+    MAX_HITS,
     Result,
     fitting,
     json_bytes,
@@ -24,7 +25,6 @@ from dreaming.query.budget import (
 )
 
 MAX_WORDS = 24
-MAX_LIMIT = 50
 SNIPPET_BYTES = 160
 _WORD = re.compile(r"\w+")
 
@@ -39,7 +39,7 @@ def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
     expression = match_expression(text)
     if expression is None:
         return []
-    return nav_index.search(ledger, expression, max(1, min(limit, MAX_LIMIT)))
+    return nav_index.search(ledger, expression, max(1, min(limit, MAX_HITS)))
 
 
 def search(ledger: Ledger, text: str, *, limit: int) -> Result:

@@ -75,6 +75,6 @@ def test_a_conversation_is_read_only_by_its_exact_id_or_hash(reader: Reader, ref
 
 
 def test_a_message_number_past_any_conversation_is_refused(reader: Reader) -> None:
-    with pytest.raises(QueryError, match="smaller start"):
+    with pytest.raises(QueryError, match="start must be a whole number from 0 to 1,000,000,000"):
         reader.source("ffff0000", start=10**20)
     assert "it has messages 0-0" in reader.source("ffff0000", start=10**9).text
