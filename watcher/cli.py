@@ -459,6 +459,12 @@ def main() -> None:
     except click.exceptions.Abort:
         err.print("dreaming: aborted")
         sys.exit(130)
+    except click.UsageError as e:
+        # One line, as every other error: what is wrong and where the help is.
+        where = f"; see `{e.ctx.command_path} --help`" if e.ctx is not None else ""
+        said = e.format_message().rstrip(".")
+        err.print(f"dreaming: error: {shown(said)}{where}", markup=False, soft_wrap=True)
+        sys.exit(e.exit_code)
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)

@@ -8,6 +8,7 @@ as over MCP.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,11 +21,41 @@ from watcher.console import command_app, out, shown, vault_option
 if TYPE_CHECKING:
     from dreaming.query import Reader, Result
 
+
+class Whole(click.ParamType[int, object]):
+    """A number argument of a tool: whole and within its range (`RANGES`), else one line
+    naming the option and the range."""
+
+    name = "integer"
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int:
+        from dreaming.query.budget import allowed, in_range
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+            number = int(value)
+        else:
+            self.fail(f"must be {allowed(self.what)}", param, ctx)
+        if not in_range(self.what, number):
+            self.fail(f"must be {allowed(self.what)}", param, ctx)
+        return number
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]{1,30}")
+"""Digits enough for any number the ranges allow and many over (refused by range, not
+format), few enough that reading them is never slow."""
+
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Machine-readable output (stable keys)."
 )
 page_option = click.option(
-    "--page", type=click.IntRange(min=1), default=1, help="The page of a cut result."
+    "--page", type=Whole("page"), default=1, help="The page of a cut result."
 )
 
 
@@ -145,7 +176,7 @@ def query_status(vault_path: Path | None, as_json: bool) -> None:
 @query.command("search")
 @vault_option
 @json_option
-@click.option("--limit", type=click.IntRange(min=1, max=50), default=10, help="At most N hits.")
+@click.option("--limit", type=Whole("limit"), default=10, help="At most N hits.")
 @click.argument("text")
 def query_search(vault_path: Path | None, as_json: bool, limit: int, text: str) -> None:
     """Last resort: articles ranked by the words of TEXT (BM25), a snippet each."""
@@ -156,8 +187,8 @@ def query_search(vault_path: Path | None, as_json: bool, limit: int, text: str) 
 @vault_option
 @json_option
 @page_option
-@click.option("--from", "start", type=click.IntRange(min=0), default=None, help="First message.")
-@click.option("--to", "end", type=click.IntRange(min=0), default=None, help="Last message.")
+@click.option("--from", "start", type=Whole("start"), default=None, help="First message.")
+@click.option("--to", "end", type=Whole("end"), default=None, help="Last message.")
 @click.argument("conv")
 def query_source(
     vault_path: Path | None,

@@ -125,8 +125,12 @@ def in_range(what: str, value: int) -> bool:
 
 def span(what: str) -> str:
     """What the number argument `what` must be, as a message begins."""
+    return f"{what} must be {allowed(what)}"
+
+
+def allowed(what: str) -> str:
     low, high = RANGES[what]
-    return f"{what} must be a whole number from {low:,} to {high:,}"
+    return f"a whole number from {low:,} to {high:,}"
 
 
 def quoted(name: str) -> str:

@@ -97,3 +97,26 @@ def test_an_argument_too_long_for_a_name_is_one_line_of_error(vault: Vault) -> N
     assert done.stderr.count("\n") == 1
     assert "100,000 bytes" in done.stderr
     assert "n" * 200 not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("ask", "option", "allowed"),
+    [
+        (["read", "X", "--page", "0"], "--page", "from 1 to 1,000,000,000"),
+        (["section", "X", "H", "--page", "two"], "--page", "from 1 to 1,000,000,000"),
+        (["source", "X", "--from", "-1"], "--from", "from 0 to 1,000,000,000"),
+        (["source", "X", "--to", "9" * 30], "--to", "from 0 to 1,000,000,000"),
+        (["search", "x", "--limit", "18446744073709551616"], "--limit", "from 1 to 50"),
+        (["list", "--page", "1.5"], "--page", "from 1 to 1,000,000,000"),
+    ],
+)
+def test_a_number_out_of_range_is_one_line_naming_the_option_and_range(
+    vault: Vault, ask: list[str], option: str, allowed: str
+) -> None:
+    done = dreaming("query", *ask, "--vault", str(vault.root))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"'{option}'" in done.stderr
+    assert f"must be a whole number {allowed}" in done.stderr
+    assert "Traceback" not in done.stderr
