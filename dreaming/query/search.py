@@ -3,6 +3,11 @@
 The query text is data, never FTS5 syntax: its words are quoted one by one and
 joined with OR, so a quote, a `*`, `NEAR`, `-` or a column name in a hostile
 query matches as text or not at all, and never raises.
+
+A section that holds every word (in its prose, heading, or the article's title and
+aliases) ranks above any that holds only some: BM25 alone weighs a title so much
+that, on a big wiki, the many articles titled with one of two rare words bury the one
+whose prose holds both.
 """
 
 from __future__ import annotations
@@ -29,17 +34,32 @@ SNIPPET_BYTES = 160
 _WORD = re.compile(r"\w+")
 
 
+def _words(text: str) -> list[str]:
+    """The query's distinct words, quoted for FTS5."""
+    words = dict.fromkeys(w.casefold() for w in _WORD.findall(text[:4000]))
+    return [f'"{w}"' for w in words][:MAX_WORDS]
+
+
 def match_expression(text: str) -> str | None:
     """The FTS5 query for `text`: each word a quoted string, any of them matching."""
-    words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(text[:4000])))[:MAX_WORDS]
-    return " OR ".join(f'"{w}"' for w in words) if words else None
+    words = _words(text)
+    return " OR ".join(words) if words else None
 
 
 def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
-    expression = match_expression(text)
-    if expression is None:
+    words = _words(text)
+    if not words:
         return []
     return nav_index.search(ledger, expression, max(1, min(limit, MAX_HITS)))
+    limit = max(1, min(limit, MAX_LIMIT))
+    found = nav_index.search(ledger, " AND ".join(words), limit) if len(words) > 1 else []
+    if len(found) < limit:
+        seen = {h.stem for h in found}
+        for hit in nav_index.search(ledger, " OR ".join(words), limit + len(found)):
+            if hit.stem not in seen and len(found) < limit:
+                seen.add(hit.stem)
+                found.append(hit)
+    return found
 
 
 def search(ledger: Ledger, text: str, *, limit: int) -> Result:

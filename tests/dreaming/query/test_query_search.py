@@ -82,3 +82,22 @@ def test_any_query_never_raises(reader: Reader, text: str) -> None:
 
 def test_the_match_expression_quotes_every_word() -> None:
     assert match_expression('tail"scale NEAR x') == '"tail" OR "scale" OR "near" OR "x"'
+
+
+def test_the_article_whose_prose_holds_every_word_outranks_titles_holding_some(
+    vault: Vault, ledger: Ledger
+) -> None:
+    # At scale many titles hold one query word each; BM25 weighs a title so much that
+    # they buried the one article that mentions both words together.
+    for i in range(100):
+        article(vault, f"Quokka Note {i}", lead=f"Quokka Note {i} is a tool the person uses.[^1]")
+        article(vault, f"Zephyr Note {i}", lead=f"Zephyr Note {i} is a tool the person uses.[^1]")
+    gold = article(
+        vault,
+        "Garden Log",
+        lead="Garden Log is a diary the person keeps.[^1]",
+        sections=(("History", "The beds were dug in spring. " * 12 + "A quokka met a zephyr."),),
+    )
+    reader = Reader(vault, ledger)
+    assert reader.search_stems("quokka zephyr")[0] == gold
+    assert reader.search_stems("Quokka Note 7")[0] == "Quokka_Note_7"
