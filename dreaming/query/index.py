@@ -12,6 +12,7 @@ ever written to the vault.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import multiprocessing
 import os
@@ -20,11 +21,11 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from dreaming.article.document import parse
+from dreaming.article.document import Article, parse
 from dreaming.article.queries import aliases, article_definitions, redirect_target
 from dreaming.article.titles import MAX_STEM_BYTES, title_for_stem
 from dreaming.errors import LedgerError, RefusedFileError
@@ -32,7 +33,7 @@ from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.article_index import IndexRows
 from dreaming.ledger.nav_index import NavArticle, NavSection, Stamp
 from dreaming.query.events import ArticleEvents
-from dreaming.query.reindex import index_article
+from dreaming.query.rows import index_article
 from dreaming.subjects.names import canonical
 from dreaming.vault import Vault, checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_bytes
@@ -140,8 +141,10 @@ class NavIndex:
             self._identity, self._seen = identity, True
         return st.st_mtime_ns if st is not None else -1
 
-    def refresh(self) -> Refreshed:
+    def refresh(self, parsed: Mapping[str, NavArticle] | None = None) -> Refreshed:
         """Bring the index up to date with `articles/`; cheap when nothing changed.
+        `parsed`: rows already made from files (`dreaming reindex`'s parse), used for a
+        file whose checksum is theirs instead of parsing it again.
 
         A file added, removed or saved by rename changes the folder's mtime and the
         name's inode, so it is seen at once by listing names and inodes (no `lstat`);
@@ -195,7 +198,7 @@ class NavIndex:
         rows: list[NavArticle | Stamp] = []
         try:
             with (
-                _read_all(self.vault, asks) as read,
+                _read_all(self.vault, asks, parsed or {}) as read,
                 nav_index.brief_wait(self.ledger, BUSY_MS),
                 self.ledger.transaction(),
             ):
@@ -223,7 +226,9 @@ class NavIndex:
 
 @contextlib.contextmanager
 def _read_all(
-    vault: Vault, asks: list[tuple[str, _Listed, Stamp | None]]
+    vault: Vault,
+    asks: list[tuple[str, _Listed, Stamp | None]],
+    parsed: Mapping[str, NavArticle],
 ) -> Iterator[Iterator[NavArticle | Stamp]]:
     """`_read` of each, in order. Entered before the ledger's write transaction: in one
     process every file is read and parsed on entering, so the write lock is held only
@@ -234,8 +239,8 @@ def _read_all(
     stays held in the child)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     serial = len(asks) < PARALLEL_FROM or cores < 2 or sys.platform != "linux"
-    if serial or threading.active_count() > 1:
-        yield iter([_read(vault, *ask) for ask in asks])
+    if serial or parsed or threading.active_count() > 1:
+        yield iter([_read(vault, *ask, parsed) for ask in asks])
         return
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
@@ -292,7 +297,13 @@ def _listed(entry: os.DirEntry[str]) -> _Listed | None:
     return _Listed(st.st_mtime_ns, st.st_size, problem)
 
 
-def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArticle | Stamp:
+def _read(
+    vault: Vault,
+    stem: str,
+    seen: _Listed,
+    known: Stamp | None,
+    parsed: Mapping[str, NavArticle] | None = None,
+) -> NavArticle | Stamp:
     """The file's rows, or only its new stamp when its bytes are the indexed ones."""
     title = title_for_stem(stem)
     if seen.problem is not None:
@@ -310,6 +321,9 @@ def _read(vault: Vault, stem: str, seen: _Listed, known: Stamp | None) -> NavArt
     stamp = Stamp(seen.mtime_ns, seen.size, checksum(data))
     if known is not None and known.checksum == stamp.checksum:
         return stamp
+    given = (parsed or {}).get(stem)
+    if given is not None and given.stamp.checksum == stamp.checksum:
+        return dataclasses.replace(given, stamp=stamp)
     if b"\0" in data:
         return _unreadable(stem, stamp, title, "binary (holds NUL bytes); move it out of articles/")
     try:
@@ -342,6 +356,12 @@ def _article(stem: str, stamp: Stamp, text: str) -> NavArticle:
     article = parse(text)
     rows = IndexRows()
     index_article(stem, article, stamp.checksum, {}, rows)
+    return nav_article(stem, stamp, article, rows)
+
+
+def nav_article(stem: str, stamp: Stamp, article: Article, rows: IndexRows) -> NavArticle:
+    """The index's rows of a parsed article, given its article-index rows made with no
+    link resolution (`index_article` with an empty `by_key`)."""
     derived = rows.articles[0]
     redirect = redirect_target(article)
     a = NavArticle(

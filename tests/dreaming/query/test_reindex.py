@@ -8,6 +8,8 @@ import pytest
 from dreaming.article.document import build
 from dreaming.article.markup import Footnote
 from dreaming.ledger import Ledger
+from dreaming.query import Reader
+from dreaming.query.index import NavIndex
 from dreaming.query.reindex import reindex
 from dreaming.vault import Vault
 from stages.jobs.ingest import ingest
@@ -167,3 +169,12 @@ def test_a_link_to_another_article_is_skipped_too(vault: Vault, ledger: Ledger) 
         ("Rye_Flour",),
         ("Sourdough",),
     ]
+
+
+def test_reindex_leaves_the_query_index_built_too(vault: Vault, ledger: Ledger) -> None:
+    # One read and parse of each file serves both indexes: a first build of a big vault
+    # is paid once, not once by reindex and again by the first query.
+    sourdough(vault)
+    reindex(vault, ledger)
+    assert NavIndex(vault, ledger).refresh().parsed == 0
+    assert Reader(vault, ledger).resolve_stems("levain bread") == ["Sourdough"]
