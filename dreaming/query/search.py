@@ -50,8 +50,7 @@ def hits(ledger: Ledger, text: str, limit: int) -> list[Hit]:
     words = _words(text)
     if not words:
         return []
-    return nav_index.search(ledger, expression, max(1, min(limit, MAX_HITS)))
-    limit = max(1, min(limit, MAX_LIMIT))
+    limit = max(1, min(limit, MAX_HITS))
     found = nav_index.search(ledger, " AND ".join(words), limit) if len(words) > 1 else []
     if len(found) < limit:
         seen = {h.stem for h in found}
