@@ -481,3 +481,17 @@ def test_an_embedded_secret_never_survives(
 def test_redaction_is_idempotent(parts: list[str]) -> None:
     once, _ = redact("\n".join(parts))
     assert redact(once) == (once, 0)
+
+
+def test_a_long_conversation_is_redacted_in_batches_and_every_secret_still_goes(
+    tmp_path: Path,
+) -> None:
+    secret = "ghp_" + "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0sT1uV2wX"
+    said = f"{secret} " + "words of a long reply " * 30_000 + f" {secret}"
+    turns = "".join(f"## user\n\n{said}\n\n## assistant\n\nok {secret}\n\n" for _ in range(6))
+    path = tmp_path / "long.md"
+    path.write_text(turns, encoding="utf-8")
+    result = read_transcript(path)
+    stored = "".join(m.text for c in result.conversations for m in c.messages)
+    assert secret not in stored
+    assert stored.count("[REDACTED") == 18
