@@ -22,14 +22,14 @@ from typing import Literal, get_args
 
 from dreaming.article.document import LEAD, REFERENCES, SEE_ALSO, Article, parse
 from dreaming.article.fences import dangling_fence, mask_code
-from dreaming.article.keep import Part, changed_parts, lost_code
+from dreaming.article.keep import Part, changed_parts, code_blocks, definition_key, lost_code
 from dreaming.article.known import KnownArticles
-from dreaming.article.layout import split_frontmatter
+from dreaming.article.layout import close_fences, split_frontmatter
 from dreaming.article.linkcheck import LinkKind, link_targets, unsafe_link
 from dreaming.article.markup import MARKER, category_name, conv_hashes, wikilinks, words
 from dreaming.article.queries import article_wikilinks, footnote_balance, prose
 from dreaming.article.schematic import leaks
-from dreaming.article.sections import extract_section, swallowed_tails
+from dreaming.article.sections import extract_section, final_block, swallowed_tails
 from dreaming.article.titles import heading_key, title_for_stem
 
 __all__ = ["CODES", "Code", "GateResult", "Part", "Rejection", "check", "unsafe_link"]
@@ -107,11 +107,12 @@ def check(
     named = list(touched)
     headings = [t for t in named if isinstance(t, str)]
     parts = {t for t in named if isinstance(t, Part)}
-    old = parse(before) if before is not None else None
+    # A fence `before` left open reads as closed at its end, as NORMALIZE closes it.
+    old = parse(close_fences(before)) if before is not None else None
     new = parse(after)
     found: list[Rejection] = []
     found += _structure(old, new, after, stem)
-    found += _swallowed(before, after)
+    found += _swallowed(old, before, after)
     dropped = set(allow_dropped)
     found += _citations(old, new, dropped)
     if not dropped:  # a deliberate correction says what it stops citing
@@ -160,10 +161,12 @@ def _structure(old: Article | None, new: Article, after: str, stem: str | None) 
     return out
 
 
-def _swallowed(before: str | None, after: str) -> list[Rejection]:
+def _swallowed(old: Article | None, before: str | None, after: str) -> list[Rejection]:
     """A fence left open, closed by NORMALIZE at the end, has turned a tail section into code."""
     was = set(swallowed_tails(before)) if before is not None else set()
     lost = [h for h in swallowed_tails(after) if h not in was]
+    if lost and old is not None and final_block(after) in code_blocks(old):
+        return []  # a block that was code already, now last: Notes moved after See also
     return [Rejection("fence_unclosed", f"a code fence left open swallows '## {h}'") for h in lost]
 
 
@@ -197,7 +200,7 @@ def _uncited(before: str | None, after: str, touched: list[str]) -> list[Rejecti
 def _footnotes(old: Article | None, new: Article) -> list[Rejection]:
     balance = footnote_balance(new)
     tolerated = (
-        {d.text for d in footnote_balance(old).orphans}
+        {definition_key(d.text) for d in footnote_balance(old).orphans}
         if old is not None and balance.orphans
         else set()
     )
@@ -212,7 +215,7 @@ def _footnotes(old: Article | None, new: Article) -> list[Rejection]:
     out += [
         Rejection("footnote_unbalanced", f"a definition is never cited: {d.text[:60]}")
         for d in balance.orphans
-        if d.text not in tolerated
+        if definition_key(d.text) not in tolerated
     ]
     return out
 

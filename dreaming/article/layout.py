@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dreaming.article.fences import is_blank, line_content, line_ending, mask_code, split_lines
+from dreaming.article.fences import (
+    is_blank,
+    line_content,
+    line_ending,
+    mask_code,
+    repair_fences,
+    split_lines,
+)
 from dreaming.article.markup import atx_heading
 
 BOM = "\ufeff"
@@ -52,6 +59,16 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     lines = split_lines(text)
     cut = len("".join(lines[: _frontmatter_end(lines)]))
     return text[:cut], text[cut:]
+
+
+def close_fences(text: str) -> str:
+    """The text with a fence it leaves open closed at its end, as NORMALIZE first makes it.
+
+    The gate reads an edit's `before` through this too: closing at the end changes no
+    reading, so it is no change to the part that held the open fence."""
+    bom = BOM if text.startswith(BOM) else ""
+    frontmatter, body = split_frontmatter(text[len(bom) :])
+    return bom + frontmatter + repair_fences(body)
 
 
 def layout(text: str) -> Layout:

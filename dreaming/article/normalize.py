@@ -24,11 +24,10 @@ from dreaming.article.fences import (
     line_content,
     line_ending,
     mask_code,
-    repair_fences,
     split_lines,
 )
 from dreaming.article.known import KnownArticles
-from dreaming.article.layout import BOM, split_frontmatter
+from dreaming.article.layout import close_fences
 from dreaming.article.markup import (
     DEFINITION,
     MARKER,
@@ -54,11 +53,8 @@ _CONTINUATION = re.compile(r"(?: {4}|\t)[ \t]*\S")
 def normalize(text: str, *, stem: str, known_stems: KnownArticles | Iterable[str] = ()) -> str:
     """The article in normal form; `stem` is its own file stem, `known_stems` the
     articles its links may be spelled as."""
-    # A BOM is no part of the first line (parse keeps it first, outside every part).
-    bom = BOM if text.startswith(BOM) else ""
     # Fences first: an unclosed one would hide every section after it.
-    frontmatter, body = split_frontmatter(text[len(bom) :])
-    article = parse(bom + frontmatter + repair_fences(body))
+    article = parse(close_fences(text))
     known = known_stems if isinstance(known_stems, KnownArticles) else KnownArticles(known_stems)
     index = known.index(stem)
     # Sections are ordered before footnotes are numbered: numbers follow reading order.

@@ -117,17 +117,23 @@ def add_section(text: str, section_text: str) -> str:
     return render(replace(article, sections=(*secs[:at], *fresh, *secs[at:])))
 
 
+def final_block(text: str) -> tuple[str, ...]:
+    """The lines (without endings, fences included) of the code block that ends the text;
+    () when text follows the last one."""
+    lines = split_lines(split_frontmatter(text)[1])
+    blocks = fence_blocks(lines)
+    if not blocks or not all(is_blank(line) for line in lines[blocks[-1].end :]):
+        return ()
+    return tuple(line_content(x) for x in lines[blocks[-1].start : blocks[-1].end])
+
+
 def swallowed_tails(text: str) -> list[str]:
     """`## See also` / `## Notes` / `## References` lines inside a code block that ends the text.
 
     That is what a fence left open does to the sections after it once
     NORMALIZE closes it at the end: they read as code, not as sections.
     """
-    lines = split_lines(split_frontmatter(text)[1])
-    blocks = fence_blocks(lines)
-    if not blocks or not all(is_blank(line) for line in lines[blocks[-1].end :]):
-        return []
-    inside = lines[blocks[-1].start + 1 : blocks[-1].end]
+    inside = final_block(text)[1:]
     heads = [h for line in inside if (h := atx_heading(line)) is not None and h[0] <= 2]
     return [text for _, text in heads if tail_rank(Section(text))]
 
