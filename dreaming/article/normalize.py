@@ -26,6 +26,7 @@ from dreaming.article.fences import (
     mask_code,
     split_lines,
 )
+from dreaming.article.gate import check
 from dreaming.article.known import KnownArticles
 from dreaming.article.layout import close_fences
 from dreaming.article.markup import (
@@ -52,10 +53,26 @@ _CONTINUATION = re.compile(r"(?: {4}|\t)[ \t]*\S")
 
 def normalize(text: str, *, stem: str, known_stems: KnownArticles | Iterable[str] = ()) -> str:
     """The article in normal form; `stem` is its own file stem, `known_stems` the
-    articles its links may be spelled as."""
+    articles its links may be spelled as.
+
+    The normal form passes the gate against `text`, touching nothing: it adds no
+    rejection `text` did not already earn as it stands. Where the steps cannot keep
+    that promise (markup whose reading the rewrite would change: an info block in the
+    lead that a new title would make the infobox), the text is left as it is, and the
+    gate decides on that."""
+    known = known_stems if isinstance(known_stems, KnownArticles) else KnownArticles(known_stems)
+    out = _normal_form(text, stem, known)
+    if out == text:
+        return out
+    verdict = check(text, out, stem=stem, known_stems=known)
+    if verdict.ok or set(verdict.codes) <= set(check(text, text, known_stems=known).codes):
+        return out
+    return text
+
+
+def _normal_form(text: str, stem: str, known: KnownArticles) -> str:
     # Fences first: an unclosed one would hide every section after it.
     article = parse(close_fences(text))
-    known = known_stems if isinstance(known_stems, KnownArticles) else KnownArticles(known_stems)
     index = known.index(stem)
     # Sections are ordered before footnotes are numbered: numbers follow reading order.
     article = fix_title(article, stem)

@@ -29,6 +29,10 @@ FUZZ_ARTICLES = settings(
 )
 
 
+GROWN = " ".join(["A sentence about the subject that says something true."] * 40)
+"""A lead long enough that the article is no stub."""
+
+
 def gate_on_normalize(text: str, stem: str, known: tuple[str, ...]) -> tuple[str, GateResult]:
     out = normalize(text, stem=stem, known_stems=known)
     return out, check(text, out, stem=stem, known_stems=known)
@@ -138,8 +142,17 @@ def test_a_section_moved_to_the_end_with_its_closed_code_swallows_nothing() -> N
 
 
 def test_a_stub_dropped_from_the_prose_of_a_grown_article_takes_its_space_along() -> None:
-    grown = " ".join(["A sentence about the subject that says something true."] * 40)
-    text = f"# X\n\n{grown}\n\n## History\n\nSome {{{{stub}}}} in prose.\n"
+    text = f"# X\n\n{GROWN}\n\n## History\n\nSome {{{{stub}}}} in prose.\n"
     out, verdict = gate_on_normalize(text, "X", STEMS)
     assert "Some in prose." in out
     assert verdict.ok, str(verdict)
+
+
+# ---------------------------------------------------------------- what NORMALIZE leaves alone
+
+
+def test_text_normalize_cannot_rewrite_as_the_gate_allows_is_left_as_it_is() -> None:
+    # With the title added and the stub gone, the lead's info block would become the
+    # infobox: a code block lost, the lead and infobox changed.
+    text = f"{{{{stub}}}}\n\n```info\nkind: thing\n```\n\n{GROWN}\n"
+    assert normalize(text, stem="X", known_stems=STEMS) == text
