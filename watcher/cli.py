@@ -371,7 +371,8 @@ def _print_status(doc: StatusDoc) -> None:
     out.print(
         f"{counted(doc['conversations'], 'conversation')}, "
         f"{counted(doc['messages'], 'message')}, {counted(doc['articles'], 'article')}, "
-        f"{counted(doc['redactions'], 'secret')} redacted"
+        f"{counted(doc['redactions'], 'secret')} redacted, "
+        f"{counted(doc['controls'], 'control character')} removed"
     )
     if doc["sources"]:
         table = Table("source", "conversations", "messages", box=None)

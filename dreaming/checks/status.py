@@ -80,6 +80,8 @@ class StatusDoc(TypedDict):
     failed: list[FileNoteDoc]
     pending: list[FileNoteDoc]
     redactions: int
+    controls: int
+    """Control characters (terminal escapes, C0/C1, bidi overrides) removed at ingest."""
     articles: int
     backlog: int
     """Conversations the nights have not yet taken through the model stages (an
@@ -122,6 +124,7 @@ def status(ledger: Ledger) -> StatusDoc:
         "failed": _notes(ledger, "failed"),
         "pending": _notes(ledger, "pending"),
         "redactions": raw_files.redactions(ledger),
+        "controls": raw_files.controls(ledger),
         "articles": article_index.count(ledger),
         "backlog": work.backlog(ledger),
         "last_run": last_run(ledger),

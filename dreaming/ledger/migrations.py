@@ -378,4 +378,8 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (path, sha256)
     ) WITHOUT ROWID;
     """,
+    # 10: control characters removed from each Raw file's text at ingest
+    """
+    ALTER TABLE raw_files ADD COLUMN controls INTEGER NOT NULL DEFAULT 0;
+    """,
 )

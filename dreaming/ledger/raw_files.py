@@ -25,6 +25,8 @@ class RawFile:
     reason: str | None
     conversations: int = 0
     redactions: int = 0
+    controls: int = 0
+    """Control characters removed from its text (dreaming.raw.controls)."""
 
 
 def unread_since(row: RawFile | None, size: int, mtime_ns: int) -> bool:
@@ -34,7 +36,9 @@ def unread_since(row: RawFile | None, size: int, mtime_ns: int) -> bool:
     return row is None or row.status == "pending" or (row.size, row.mtime_ns) != (size, mtime_ns)
 
 
-_COLUMNS = "path, size, mtime_ns, sha256, source, status, reason, conversations, redactions"
+_COLUMNS = (
+    "path, size, mtime_ns, sha256, source, status, reason, conversations, redactions, controls"
+)
 
 
 def every(ledger: Ledger) -> list[RawFile]:
@@ -48,11 +52,12 @@ def get(ledger: Ledger, path: str) -> RawFile | None:
 
 def put(ledger: Ledger, f: RawFile, now: str) -> None:
     ledger.db.execute(
-        f"INSERT INTO raw_files({_COLUMNS}, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+        f"INSERT INTO raw_files({_COLUMNS}, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
         "ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns, "
         "sha256=excluded.sha256, source=excluded.source, status=excluded.status, "
         "reason=excluded.reason, conversations=excluded.conversations, "
-        "redactions=excluded.redactions, ingested_at=excluded.ingested_at",
+        "redactions=excluded.redactions, controls=excluded.controls, "
+        "ingested_at=excluded.ingested_at",
         (
             f.path,
             f.size,
@@ -63,6 +68,7 @@ def put(ledger: Ledger, f: RawFile, now: str) -> None:
             f.reason,
             f.conversations,
             f.redactions,
+            f.controls,
             now,
         ),
     )
@@ -102,3 +108,8 @@ def redactions(ledger: Ledger) -> int:
     return int(
         ledger.db.execute("SELECT COALESCE(SUM(redactions), 0) FROM raw_files").fetchone()[0]
     )
+
+
+def controls(ledger: Ledger) -> int:
+    """Control characters removed across every file."""
+    return int(ledger.db.execute("SELECT COALESCE(SUM(controls), 0) FROM raw_files").fetchone()[0])

@@ -29,6 +29,7 @@ from dreaming.raw.common import (
     json_problem,
     looks_truncated,
 )
+from dreaming.raw.controls import strip_conversation
 from dreaming.raw.detect import HEAD_BYTES, SOURCES, detect, detect_text
 from dreaming.raw.redact import MARKER, redact
 from dreaming.transcript import Conversation, Message
@@ -74,6 +75,8 @@ class ReadResult:
     """Of the bytes read."""
     size: int
     """How many bytes were read (a file still growing has more by now)."""
+    controls: int = 0
+    """Control characters (an escape sequence counts once) removed from its text."""
 
 
 _NOT_A_TRANSCRIPT = (
@@ -385,8 +388,14 @@ def _storable_conversation(conv: Conversation) -> Conversation:
 
 
 def _finish(source: str, conversations: list[Conversation], sha: str, size: int) -> ReadResult:
-    conversations = [_storable_conversation(c) for c in conversations]
-    conversations, redactions = _redact_all(conversations)
+    # Controls go before redaction: an escape sequence inside a key would hide it.
+    cleaned = [strip_conversation(_storable_conversation(c)) for c in conversations]
+    conversations, redactions = _redact_all([c for c, _ in cleaned])
     return ReadResult(
-        source=source, conversations=conversations, redactions=redactions, sha256=sha, size=size
+        source=source,
+        conversations=conversations,
+        redactions=redactions,
+        sha256=sha,
+        size=size,
+        controls=sum(n for _, n in cleaned),
     )

@@ -46,6 +46,7 @@ class IngestReport:
     conversations_updated: int = 0
     messages_added: int = 0
     redactions: int = 0
+    controls: int = 0
     removed: int = 0
 
     def absorb(self, other: IngestReport) -> None:
@@ -66,6 +67,7 @@ class IngestReport:
             "conversations_updated": self.conversations_updated,
             "messages_added": self.messages_added,
             "redactions": self.redactions,
+            "controls": self.controls,
         }
 
     @property
@@ -280,6 +282,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
             reason=None if result.conversations else "no conversation in this file",
             conversations=len(result.conversations),
             redactions=result.redactions,
+            controls=result.controls,
         ),
     )
     stored = conversations.store(ledger, rel, result.conversations, now)
@@ -287,6 +290,7 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
     report.conversations_updated += stored.updated
     report.messages_added += stored.messages_added
     report.redactions += result.redactions
+    report.controls += result.controls
     if result.conversations:
         report.ingested += 1
     else:

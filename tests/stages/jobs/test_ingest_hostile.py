@@ -20,7 +20,7 @@ from dreaming.raw import read_transcript
 from dreaming.transcript import Conversation
 from dreaming.vault import Vault
 from stages.jobs.ingest import ingest
-from tests.support import drop, raw_note
+from tests.support import FIXTURES, drop, raw_note
 from tests.watcher.test_cli import dreaming
 
 SESSION = "11111111-2222-3333-4444-555555555555"
@@ -480,3 +480,55 @@ def test_names_escaped_in_status_json_stay_exact(vault: Vault, ledger: Ledger) -
     drop(vault, "a b.md", b"\x00\x01binary")
     ingest(vault, ledger)
     assert status(ledger)["failed"][0]["file"] == "Raw/a b.md"
+
+
+# --- 10. control characters never reach the ledger ---------------------------------
+
+
+def chatgpt_export(title: str, question: str, answer: str) -> str:
+    """One conversation in a ChatGPT conversations.json, as an export holds it."""
+    conv = json.loads((FIXTURES / "raw" / "chatgpt" / "conversations.json").read_text())[1]
+    conv["title"] = title
+    conv["mapping"]["q"]["message"]["content"]["parts"] = [question]
+    conv["mapping"]["a"]["message"]["content"]["parts"] = [answer]
+    return json.dumps([conv])
+
+
+CONTROLLED = chatgpt_export(
+    "\x1b[1;31mBuild\x1b[0m fails\u202e on CI\x9c",
+    "why does \x1b[2Jthe build\x00 fail?",
+    "A \u2066bidi\u2069 isolate and a C1\x85 next line.",
+)
+"""Nine controls: four in the title (two escape sequences, a bidi override, a C1),
+two in the question, three in the answer."""
+
+
+def stored_texts(ledger: Ledger) -> list[str]:
+    titles = ledger.db.execute("SELECT title FROM conversations").fetchall()
+    texts = ledger.db.execute("SELECT text FROM messages ORDER BY position").fetchall()
+    return [row[0] for row in (*titles, *texts)]
+
+
+def test_titles_and_messages_are_stored_without_control_characters(
+    vault: Vault, ledger: Ledger
+) -> None:
+    drop(vault, "conversations.json", CONTROLLED)
+    report = ingest(vault, ledger)
+    assert stored_texts(ledger) == [
+        "Build fails on CI",
+        "why does the build fail?",
+        "A bidi isolate and a C1 next line.",
+    ]
+    assert report.controls == 9
+    assert status(ledger)["controls"] == 9
+
+
+@pytest.mark.slow  # the console script in a child process
+def test_status_says_how_many_control_characters_were_removed(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    dreaming("init", str(root))
+    (root / "Raw" / "conversations.json").write_text(CONTROLLED, encoding="utf-8")
+    dreaming("ingest", "--vault", str(root))
+    said = dreaming("status", "--vault", str(root)).stdout
+    assert "0 secrets redacted, 9 control characters removed" in said
+    assert "\x1b" not in said
