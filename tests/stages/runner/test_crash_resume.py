@@ -62,8 +62,9 @@ TALKS = {
     ),
 }
 
-VOLATILE = ("_at", "first_seen")
-"""Columns that say when, not what: equal content at another time."""
+VOLATILE = ("_at", "first_seen", "mtime_ns")
+"""Columns that say when, not what: equal content at another time (a file's mtime,
+which the navigation index keeps to know it unchanged, differs between vaults)."""
 RUN_COLUMNS = ("run_id", "synthesized_run")
 """Columns naming a run: compared as set or not (the runs differ between vaults)."""
 BOOKKEEPING = {
