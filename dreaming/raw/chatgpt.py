@@ -6,6 +6,7 @@ Edited-away branches are what the person threw away, so they are not their words
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,13 @@ def _conversation(conv: dict[str, Any]) -> Conversation | None:
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
+    streamed = _one_at_a_time(text)
+    return streamed if streamed is not None else whole_document(path, text)
+
+
+def whole_document(path: Path, text: str) -> list[Conversation]:
+    """The export decoded at once: what a file no conversation-at-a-time reading takes
+    (an object, a syntax error) gets its one-line answer here."""
     data = load_json(path, text)
     if isinstance(data, dict):
         data = [data]
@@ -180,4 +188,46 @@ def parse(path: Path, text: str) -> list[Conversation]:
             conv = _conversation(c)
             if conv is not None:
                 out.append(conv)
+    return out
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\n\r"
+
+
+def _one_at_a_time(text: str) -> list[Conversation] | None:
+    """An export's conversations, each decoded and read before the next: the whole
+    document as Python objects held five times the file's size. None when `text` is
+    no well-formed array of conversations (the whole-document path then says why)."""
+    at = len(text) - len(text.lstrip(_SPACE))
+    if not text.startswith("[", at):
+        return None
+    out: list[Conversation] = []
+    mapped = False
+    at += 1
+    try:
+        while True:
+            while at < len(text) and text[at] in _SPACE:
+                at += 1
+            if text.startswith("]", at) and not (out or mapped):
+                at += 1
+                break
+            c, at = _DECODER.raw_decode(text, at)
+            if isinstance(c, dict):
+                mapped = mapped or isinstance(c.get("mapping"), dict)
+                conv = _conversation(c)
+                if conv is not None:
+                    out.append(conv)
+            while at < len(text) and text[at] in _SPACE:
+                at += 1
+            if text.startswith("]", at):
+                at += 1
+                break
+            if not text.startswith(",", at):
+                return None
+            at += 1
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if text[at:].strip(_SPACE) or not mapped:
+        return None
     return out

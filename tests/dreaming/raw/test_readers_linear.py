@@ -17,6 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dreaming.errors import TranscriptError
+from dreaming.raw import chatgpt as chatgpt_reader
 from dreaming.raw import read_transcript
 from dreaming.raw.spans import cut, spans
 from tests.support import best_seconds
@@ -194,3 +196,37 @@ def test_marker_spans_cut_what_the_marker_regex_cuts(pieces: list[str]) -> None:
     text = "".join(pieces)
     cited = cut(text, spans(text, re.compile("\ue200"), lambda _: "\ue201"))
     assert cited == re.sub("\ue200[^\ue201]*\ue201", "", text)
+
+
+ELEMENTS = [
+    "{}",
+    "1",
+    '"x"',
+    "[]",
+    '{"mapping": {}}',
+    '{"title": "t", "mapping": {"r": {"id": "r", "message": null, "children": []}}}',
+]
+EXPORTS = st.one_of(
+    st.builds(
+        lambda items, gap, tail: f"{gap}[{gap}{(gap + ',').join(items)}{gap}]{tail}",
+        st.lists(st.sampled_from(ELEMENTS), max_size=4),
+        st.sampled_from(["", " ", "\n"]),
+        st.sampled_from(["", " ", "\n", ",", "]", "x"]),
+    ),
+    st.lists(st.sampled_from(["[", "]", ",", " ", *ELEMENTS]), max_size=8).map("".join),
+)
+
+
+@given(EXPORTS)
+def test_an_export_read_a_conversation_at_a_time_reads_as_the_whole_document(
+    pieces: list[str],
+) -> None:
+    text = "".join(pieces)
+    whole: object
+    try:
+        whole = chatgpt_reader.whole_document(Path("conversations.json"), text)
+    except TranscriptError as e:
+        whole = type(e)
+    streamed = chatgpt_reader._one_at_a_time(text)
+    if streamed is not None:
+        assert streamed == whole
