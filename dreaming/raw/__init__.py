@@ -208,6 +208,19 @@ def read_transcript(
         if len(data) > max_bytes:
             raise too_large(path, len(data), max_bytes)
         return _read_whole(path, data)
+    found = _whole_file(path, max_bytes)
+    if isinstance(found, ReadResult):
+        return found
+    # The bytes go as soon as they are text: a file read whole is otherwise held twice
+    # over while it is parsed.
+    sha, size = hashlib.sha256(found).hexdigest(), len(found)
+    text = _text_of(path, found)
+    del found
+    return _read_text(path, text, sha, size)
+
+
+def _whole_file(path: Path, max_bytes: int) -> bytes | ReadResult:
+    """The file's bytes, or what a line-based format's streamed reading made of it."""
     try:
         # Non-blocking: a named pipe put in Raw/ (or swapped in since it was listed) must
         # not hang the reader; only a regular file is read.
@@ -227,14 +240,15 @@ def read_transcript(
             if source in _LINE_READERS and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
                 f.seek(0)
                 return _read_stream(path, source, f)
-            data = head + f.read(max_bytes + 1 - len(head))
+            f.seek(0)  # not head + the rest: joining them copies the whole file once more
+            data = f.read(max_bytes + 1)
     except OSError as e:
         raise TranscriptError(
             path, f"cannot be read ({e.strerror or type(e).__name__}); check it exists"
         ) from None
     if len(data) > max_bytes:
         raise too_large(path, len(data), max_bytes)
-    return _read_whole(path, data)
+    return data
 
 
 def _binary(path: Path, kind: str) -> TranscriptError:
@@ -304,27 +318,47 @@ _EMPTY = "file is empty; wait for the copy to finish or delete it"
 
 
 def _read_whole(path: Path, data: bytes) -> ReadResult:
-    if not data.strip():
+    return _read_text(path, _text_of(path, data), hashlib.sha256(data).hexdigest(), len(data))
+
+
+def _text_of(path: Path, data: bytes) -> str:
+    """A whole file's text, or the TranscriptError that says why it has none. Nothing
+    here copies the file (`strip` would)."""
+    if not data or data.isspace():
         raise TranscriptError(path, _EMPTY)
     kind = binary_kind(data[:HEAD_BYTES])
     if kind:
         raise _binary(path, kind)
     text = decode(path, data)
-    if not text.strip():
+    if not text or text.isspace():
         raise TranscriptError(path, _EMPTY)
     if _is_json_scalar(text):
         raise TranscriptError(path, _NOT_A_TRANSCRIPT)
+    return text
+
+
+def _read_text(path: Path, text: str, sha: str, size: int) -> ReadResult:
     source = detect_text(path, text[:HEAD_BYTES]) or "markdown"
     conversations = _parse(path, source, text)
     if not conversations and source in ("markdown", "raw"):
         # Nothing took the file (turns may also start past the detection head).
         raise _unknown(path, text)
-    return _finish(source, conversations, hashlib.sha256(data).hexdigest(), len(data))
+    return _finish(source, conversations, sha, size)
 
 
 def _is_json_scalar(text: str) -> bool:
     """`null`, `42`, `"text"`: JSON, but nothing a chat log could start with."""
-    s = text.strip().lstrip("\ufeff")
+    # Bounds found by walking in from both ends: `strip` would copy a whole big file.
+    start, end = 0, len(text)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    while start < end and text[start] == "\ufeff":
+        start += 1
+    if end - start > 1000 or start == end:
+        return False
+    s = text[start:end]
     if len(s) > 1000 or not (s[0] in '"-' or s[0].isdigit() or s in ("null", "true", "false")):
         return False
     try:

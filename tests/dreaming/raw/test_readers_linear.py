@@ -230,3 +230,32 @@ def test_an_export_read_a_conversation_at_a_time_reads_as_the_whole_document(
     streamed = chatgpt_reader._one_at_a_time(text)
     if streamed is not None:
         assert streamed == whole
+
+
+def _scalar_as_stripped(text: str) -> bool:
+    s = text.strip().lstrip("\ufeff")
+    if (
+        not s
+        or len(s) > 1000
+        or not (s[0] in '"-' or s[0].isdigit() or s in ("null", "true", "false"))
+    ):
+        return False
+    try:
+        json.loads(s)
+    except ValueError:
+        return False
+    return True
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [" ", "\n", "\ufeff", "42", "-1", '"x"', "null", "true", "x", "{}", "9" * 400]
+        ),
+        max_size=8,
+    ).map("".join)
+)
+def test_a_json_scalar_is_found_without_copying_the_file_as_stripping_found_it(text: str) -> None:
+    from dreaming.raw import _is_json_scalar
+
+    assert _is_json_scalar(text) == _scalar_as_stripped(text)
