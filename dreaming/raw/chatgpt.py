@@ -199,7 +199,7 @@ def _one_at_a_time(text: str) -> list[Conversation] | None:
     """An export's conversations, each decoded and read before the next: the whole
     document as Python objects held five times the file's size. None when `text` is
     no well-formed array of conversations (the whole-document path then says why)."""
-    at = len(text) - len(text.lstrip(_SPACE))
+    at = _past_space(text, 0)
     if not text.startswith("[", at):
         return None
     out: list[Conversation] = []
@@ -207,8 +207,7 @@ def _one_at_a_time(text: str) -> list[Conversation] | None:
     at += 1
     try:
         while True:
-            while at < len(text) and text[at] in _SPACE:
-                at += 1
+            at = _past_space(text, at)
             if text.startswith("]", at) and not (out or mapped):
                 at += 1
                 break
@@ -218,8 +217,7 @@ def _one_at_a_time(text: str) -> list[Conversation] | None:
                 conv = _conversation(c)
                 if conv is not None:
                     out.append(conv)
-            while at < len(text) and text[at] in _SPACE:
-                at += 1
+            at = _past_space(text, at)
             if text.startswith("]", at):
                 at += 1
                 break
@@ -231,3 +229,10 @@ def _one_at_a_time(text: str) -> list[Conversation] | None:
     if text[at:].strip(_SPACE) or not mapped:
         return None
     return out
+
+
+def _past_space(text: str, at: int) -> int:
+    """The first position from `at` that is no JSON whitespace (`lstrip` would copy)."""
+    while at < len(text) and text[at] in _SPACE:
+        at += 1
+    return at

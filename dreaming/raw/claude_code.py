@@ -24,7 +24,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.raw.spans import cut, spans
+from dreaming.raw.spans import closing_tag, cut, spans
 from dreaming.transcript import Conversation
 
 SOURCE = "claude-code"
@@ -35,10 +35,6 @@ _TAG_RE = re.compile(
     r"command-contents|user-prompt-submit-hook|bash-input|bash-stdout|bash-stderr|"
     r"task-notification|post-tool-use-hook)>"
 )
-
-
-def _closing(name: str) -> str:
-    return f"</{name}>"
 
 
 _INTERRUPTED = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
@@ -52,7 +48,7 @@ def _reduce_user_text(text: str) -> tuple[str, str | None]:
     if "<" not in text:
         return text, None
     found: dict[str, str] = {}
-    tags = list(spans(text, _TAG_RE, _closing))
+    tags = list(spans(text, _TAG_RE, closing_tag))
     for tag in tags:
         found.setdefault(tag.name, tag.inner)
     rest = cut(text, iter(tags)).strip()

@@ -25,7 +25,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.raw.spans import cut, spans
+from dreaming.raw.spans import closing_tag, cut, spans
 from dreaming.transcript import Conversation, content_id
 
 SOURCE = "codex"
@@ -55,7 +55,7 @@ def _user_text(text: str) -> str:
     if text.lstrip().startswith(_AGENTS_MD):
         return ""
     if "<" in text:
-        text = cut(text, spans(text, _INJECTED_RE, lambda name: f"</{name}>"))
+        text = cut(text, spans(text, _INJECTED_RE, closing_tag))
     return text.strip()
 
 

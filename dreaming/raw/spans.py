@@ -32,16 +32,22 @@ def spans(text: str, opener: re.Pattern[str], closer: Callable[[str], str]) -> I
     pos = 0
     while (m := opener.search(text, pos)) is not None:
         name = m.group(1) if opener.groups else m.group()
-        at = -1 if name in missing else text.find(closer(name), m.end())
+        close = closer(name)
+        at = -1 if name in missing else text.find(close, m.end())
         if at < 0:
             if not opener.groups:
                 return  # one kind of opening: none after this one is closed either
             missing.add(name)
             pos = m.start() + 1
             continue
-        end = at + len(closer(name))
+        end = at + len(close)
         yield Span(m.start(), end, name, text[m.end() : at])
         pos = end
+
+
+def closing_tag(name: str) -> str:
+    """The mark that closes `<name>`."""
+    return f"</{name}>"
 
 
 def cut(text: str, found: Iterator[Span]) -> str:
