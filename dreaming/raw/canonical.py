@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import shorten, span, title_from
-from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
+from dreaming.raw.mdutil import read_frontmatter, stamp_in, turns
 from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "raw"
@@ -47,14 +47,8 @@ def turn(line: str) -> tuple[Role, str | None] | None:
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
-    fm, body = split_frontmatter(path, text)
-    lines = body.split("\n")
-    mask = fence_mask(lines)
-    markers: list[tuple[int, Role, str, str | None]] = []
-    for i, line in enumerate(lines):
-        if line.startswith("##") and not mask[i] and (t := turn(line)):
-            markers.append((i, t[0], "", t[1]))
-    messages = build(lines, markers)
+    fm, start = read_frontmatter(path, text)
+    messages = turns(text, start, lambda line: turn(line) if line.startswith("##") else None)
     if not messages:
         return []
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import shorten, title_from, tool_call, tool_result
-from dreaming.raw.mdutil import build, fence_mask, split_frontmatter
+from dreaming.raw.mdutil import split_frontmatter, turns
 from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "cortexes"
@@ -56,6 +56,11 @@ def _strip_audit(text: str) -> tuple[str, str | None]:
     if m:
         return rest.lstrip("\n"), m.group(1).strip(" \t")
     return text, None
+
+
+def _turn(line: str) -> tuple[Role, str | None] | None:
+    m = _TURN_RE.match(line) if line.startswith("###") else None
+    return (_ROLE[m.group(1).lower()], None) if m else None
 
 
 def _when(path: Path, fm: dict[str, str]) -> str | None:
@@ -109,13 +114,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
                 continue
         lines.append(line)
         i += 1
-    mask = fence_mask(lines)
-    markers = [
-        (k, _ROLE[m.group(1).lower()], "", None)
-        for k, line in enumerate(lines)
-        if line.startswith("###") and not mask[k] and (m := _TURN_RE.match(line))
-    ]
-    messages = build(lines, markers)
+    messages = turns("\n".join(lines), 0, _turn)
     if not messages:
         return []
     meta: dict[str, str] = {}

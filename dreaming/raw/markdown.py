@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import span, title_from
-from dreaming.raw.mdutil import build, fence_mask, split_frontmatter, stamp_in
+from dreaming.raw.mdutil import Fences, Marker, build, lines_of, read_frontmatter, stamp_in
 from dreaming.transcript import Conversation, Message, Role, content_id
 
 SOURCE = "markdown"
@@ -46,47 +46,50 @@ _LOG_START_RE = re.compile(
     re.I | re.A,
 )
 
-Marker = tuple[int, Role, str, str | None]
 
-
-def _labelled(lines: list[str]) -> list[Marker]:
-    mask = fence_mask(lines)
-    found: dict[str, list[Marker]] = {"heading": [], "bold": [], "plain": []}
-    heading_level = 0
-    for i, line in enumerate(lines):
-        if mask[i] or not line:
+def _labelled(text: str, start: int) -> list[Marker]:
+    fences = Fences()
+    found: dict[str, list[tuple[int, Marker, int]]] = {"heading": [], "bold": [], "plain": []}
+    for index, (at, line) in enumerate(lines_of(text, start)):
+        fences.see(index, line)
+        if not line:
             continue
+        after = at + len(line) + 1
         c = line[0]
         if c == "#":
             m = _HEADING_RE.match(line)
             if m:
-                level = len(m.group(1))
-                heading_level = heading_level or level
-                if level == heading_level:  # deeper role-ish headings are inside a reply
-                    ts = stamp_in(m.group(3) or "")
-                    found["heading"].append((i, _ROLE_OF[m.group(2).lower()], "", ts))
+                ts = stamp_in(m.group(3) or "")
+                marker = (at, after, _ROLE_OF[m.group(2).lower()], "", ts)
+                found["heading"].append((index, marker, len(m.group(1))))
         elif c == "*":
             m = _BOLD_RE.match(line)
             if m:
-                found["bold"].append((i, _ROLE_OF[m.group(1).lower()], m.group(2), None))
+                marker = (at, after, _ROLE_OF[m.group(1).lower()], m.group(2), None)
+                found["bold"].append((index, marker, 0))
         elif c.isalpha():
             m = _PLAIN_RE.match(line)
             if m:
-                found["plain"].append((i, _ROLE_OF[m.group(1).lower()], m.group(2), None))
+                marker = (at, after, _ROLE_OF[m.group(1).lower()], m.group(2), None)
+                found["plain"].append((index, marker, 0))
+    fences.close()
     for style in ("heading", "bold", "plain"):
-        roles = {r for _, r, _, _ in found[style]}
+        kept = [(marker, level) for i, marker, level in found[style] if not fences.masked(i)]
+        if style == "heading" and kept:
+            # Deeper role-ish headings than the first turn's are inside a reply.
+            kept = [(marker, level) for marker, level in kept if level == kept[0][1]]
+        roles = {marker[2] for marker, _ in kept}
         if "user" in roles and "assistant" in roles:
-            return found[style]
+            return [marker for marker, _ in kept]
     return []
 
 
-def _blockquoted(lines: list[str]) -> list[Message]:
+def _blockquoted(text: str, start: int) -> list[Message]:
     # Fences are not tracked here: such logs are often exported with replies cut off
     # mid-code, and one unclosed fence would hide every later prompt.
-    start = 0
-    for i, line in enumerate(lines):
+    for at, line in lines_of(text, start):
         if line.startswith("#") and _LOG_START_RE.match(line):
-            start = i + 1
+            start = at + len(line) + 1
             break
     out: list[Message] = []
     role: Role | None = None
@@ -103,7 +106,7 @@ def _blockquoted(lines: list[str]) -> list[Message]:
                     out.append(Message(role=role, text=body))
         buf.clear()
 
-    for line in lines[start:]:
+    for _, line in lines_of(text, start) if start <= len(text) else ():
         if line.startswith(">"):
             if role != "user":
                 flush()
@@ -126,12 +129,12 @@ def _blockquoted(lines: list[str]) -> list[Message]:
     return out
 
 
-def parse_messages(text: str) -> list[Message]:
-    lines = text.split("\n")
-    markers = _labelled(lines)
+def parse_messages(text: str, start: int = 0) -> list[Message]:
+    """The turns of `text[start:]`."""
+    markers = _labelled(text, start)
     if markers:
-        return build(lines, markers)
-    return _blockquoted(lines)
+        return build(text, markers)
+    return _blockquoted(text, start)
 
 
 def looks_like(head: str) -> bool:
@@ -140,8 +143,8 @@ def looks_like(head: str) -> bool:
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
-    fm, body = split_frontmatter(path, text)
-    messages = parse_messages(body)
+    fm, start = read_frontmatter(path, text)
+    messages = parse_messages(text, start)
     if not messages:
         return []
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
