@@ -211,16 +211,21 @@ def read_transcript(
     found = _whole_file(path, max_bytes)
     if isinstance(found, ReadResult):
         return found
-    # The bytes go as soon as they are text: a file read whole is otherwise held twice
-    # over while it is parsed.
-    sha, size = hashlib.sha256(found).hexdigest(), len(found)
-    text = _text_of(path, found)
+    data, source = found
     del found
-    return _read_text(path, text, sha, size)
+    # The bytes go as soon as they are text, and the text once it is messages: a file
+    # read whole is otherwise held twice over while it is parsed.
+    sha, size = hashlib.sha256(data).hexdigest(), len(data)
+    text = _text_of(path, data)
+    del data
+    source, conversations = _parsed(path, text, source)
+    del text
+    return _finish(source, conversations, sha, size)
 
 
-def _whole_file(path: Path, max_bytes: int) -> bytes | ReadResult:
-    """The file's bytes, or what a line-based format's streamed reading made of it."""
+def _whole_file(path: Path, max_bytes: int) -> tuple[bytes, str] | ReadResult:
+    """The file's bytes and the source its first bytes name, or what a line-based
+    format's streamed reading made of it."""
     try:
         # Non-blocking: a named pipe put in Raw/ (or swapped in since it was listed) must
         # not hang the reader; only a regular file is read.
@@ -248,7 +253,7 @@ def _whole_file(path: Path, max_bytes: int) -> bytes | ReadResult:
         ) from None
     if len(data) > max_bytes:
         raise too_large(path, len(data), max_bytes)
-    return data
+    return data, source or "markdown"
 
 
 def _binary(path: Path, kind: str) -> TranscriptError:
@@ -318,7 +323,8 @@ _EMPTY = "file is empty; wait for the copy to finish or delete it"
 
 
 def _read_whole(path: Path, data: bytes) -> ReadResult:
-    return _read_text(path, _text_of(path, data), hashlib.sha256(data).hexdigest(), len(data))
+    source, conversations = _parsed(path, _text_of(path, data))
+    return _finish(source, conversations, hashlib.sha256(data).hexdigest(), len(data))
 
 
 def _text_of(path: Path, data: bytes) -> str:
@@ -337,13 +343,17 @@ def _text_of(path: Path, data: bytes) -> str:
     return text
 
 
-def _read_text(path: Path, text: str, sha: str, size: int) -> ReadResult:
-    source = detect_text(path, text[:HEAD_BYTES]) or "markdown"
+def _parsed(
+    path: Path, text: str, source: str | None = None
+) -> tuple[str, list[Conversation]]:
+    """The source and the conversations of a whole file's text (`source` when its first
+    bytes named one already)."""
+    source = source or detect_text(path, text[:HEAD_BYTES]) or "markdown"
     conversations = _parse(path, source, text)
     if not conversations and source in ("markdown", "raw"):
         # Nothing took the file (turns may also start past the detection head).
         raise _unknown(path, text)
-    return _finish(source, conversations, sha, size)
+    return source, conversations
 
 
 def _is_json_scalar(text: str) -> bool:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import span, title_from
-from dreaming.raw.mdutil import Fences, Marker, build, lines_of, read_frontmatter, stamp_in
+from dreaming.raw.mdutil import FENCE_START, Fences, Marker, build, lines_of, read_frontmatter, stamp_in
 from dreaming.transcript import Conversation, Message, Role, content_id
 
 SOURCE = "markdown"
@@ -43,7 +43,7 @@ _PLAIN_RE = re.compile(rf"^({_ROLE}){_SAID}[ \t]*:[ \t]*(.*)$", re.I | re.A)
 # A heading that announces where a saved log starts ("## Log", "# Transcript").
 _LOG_START_RE = re.compile(
     r"^#{1,3}[ \t]+(?:chat[ \t]+)?(?:log|transcript|conversation|chat|dialogue|prompts?)[ \t]*$",
-    re.I | re.A,
+    re.I | re.A | re.M,
 )
 
 
@@ -51,11 +51,12 @@ def _labelled(text: str, start: int) -> list[Marker]:
     fences = Fences()
     found: dict[str, list[tuple[int, Marker, int]]] = {"heading": [], "bold": [], "plain": []}
     for index, (at, line) in enumerate(lines_of(text, start)):
-        fences.see(index, line)
         if not line:
             continue
-        after = at + len(line) + 1
         c = line[0]
+        if c in FENCE_START:
+            fences.see(index, line)
+        after = at + len(line) + 1
         if c == "#":
             m = _HEADING_RE.match(line)
             if m:
@@ -87,10 +88,10 @@ def _labelled(text: str, start: int) -> list[Marker]:
 def _blockquoted(text: str, start: int) -> list[Message]:
     # Fences are not tracked here: such logs are often exported with replies cut off
     # mid-code, and one unclosed fence would hide every later prompt.
-    for at, line in lines_of(text, start):
-        if line.startswith("#") and _LOG_START_RE.match(line):
-            start = at + len(line) + 1
-            break
+    if not text.startswith(">", start) and text.find("\n>", start) < 0:
+        return []  # not a prompt in it
+    if m := _LOG_START_RE.search(text, start):
+        start = m.end() + 1
     out: list[Message] = []
     role: Role | None = None
     buf: list[str] = []

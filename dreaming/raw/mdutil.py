@@ -82,6 +82,9 @@ def lines_of(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
             return
 
 
+FENCE_START = "`~ "
+
+
 class Fences:
     """Which lines sit inside a fenced code block, learnt from the lines shown in order.
 
@@ -97,6 +100,8 @@ class Fences:
         self._ends: list[int] = []
 
     def see(self, index: int, line: str) -> None:
+        """Note the line if it is a fence; a caller may skip lines not starting with one
+        of FENCE_START, which cannot be."""
         if line[:4].lstrip(" ")[:1] not in ("`", "~"):
             return
         # dreaming.article.fences reads lines with their endings; a CRLF log split on
@@ -203,7 +208,8 @@ def turns(
     fences = Fences()
     found: list[tuple[int, Marker]] = []
     for index, (at, line) in enumerate(lines_of(text, start)):
-        fences.see(index, line)
+        if line[:1] in FENCE_START:
+            fences.see(index, line)
         if (said := label(line)) is not None:
             found.append((index, (at, at + len(line) + 1, said[0], "", said[1])))
     fences.close()
