@@ -343,9 +343,7 @@ def _text_of(path: Path, data: bytes) -> str:
     return text
 
 
-def _parsed(
-    path: Path, text: str, source: str | None = None
-) -> tuple[str, list[Conversation]]:
+def _parsed(path: Path, text: str, source: str | None = None) -> tuple[str, list[Conversation]]:
     """The source and the conversations of a whole file's text (`source` when its first
     bytes named one already)."""
     source = source or detect_text(path, text[:HEAD_BYTES]) or "markdown"

@@ -13,7 +13,15 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import span, title_from
-from dreaming.raw.mdutil import FENCE_START, Fences, Marker, build, lines_of, read_frontmatter, stamp_in
+from dreaming.raw.mdutil import (
+    FENCE_START,
+    Fences,
+    Marker,
+    build,
+    lines_of,
+    read_frontmatter,
+    stamp_in,
+)
 from dreaming.transcript import Conversation, Message, Role, content_id
 
 SOURCE = "markdown"
