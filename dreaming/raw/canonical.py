@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import shorten, span, title_from
-from dreaming.raw.mdutil import read_frontmatter, stamp_in, turns
+from dreaming.raw.mdutil import Lines, read_frontmatter, stamp_in, text_lines, turns
 from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "raw"
@@ -47,8 +47,13 @@ def turn(line: str) -> tuple[Role, str | None] | None:
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
-    fm, start = read_frontmatter(path, text)
-    messages = turns(text, start, lambda line: turn(line) if line.startswith("##") else None)
+    return parse_lines(path, text_lines(text))
+
+
+def parse_lines(path: Path, lines: Lines) -> list[Conversation]:
+    """The conversation in a file read twice over its lines (a big file from disk)."""
+    fm, start = read_frontmatter(path, lines())
+    messages = turns(lines, start, lambda line: turn(line) if line.startswith("##") else None)
     if not messages:
         return []
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)

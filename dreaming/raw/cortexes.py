@@ -114,7 +114,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
                 continue
         lines.append(line)
         i += 1
-    messages = turns("\n".join(lines), 0, _turn)
+    messages = turns(lambda: iter(lines), 0, _turn)
     if not messages:
         return []
     meta: dict[str, str] = {}

@@ -10,17 +10,19 @@ Text before the first turn is ignored.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from dreaming.raw.common import span, title_from
 from dreaming.raw.mdutil import (
     FENCE_START,
     Fences,
+    Lines,
     Marker,
     build,
-    lines_of,
     read_frontmatter,
     stamp_in,
+    text_lines,
 )
 from dreaming.transcript import Conversation, Message, Role, content_id
 
@@ -51,55 +53,71 @@ _PLAIN_RE = re.compile(rf"^({_ROLE}){_SAID}[ \t]*:[ \t]*(.*)$", re.I | re.A)
 # A heading that announces where a saved log starts ("## Log", "# Transcript").
 _LOG_START_RE = re.compile(
     r"^#{1,3}[ \t]+(?:chat[ \t]+)?(?:log|transcript|conversation|chat|dialogue|prompts?)[ \t]*$",
-    re.I | re.A | re.M,
+    re.I | re.A,
 )
 
 
-def _labelled(text: str, start: int) -> list[Marker]:
-    fences = Fences()
-    found: dict[str, list[tuple[int, Marker, int]]] = {"heading": [], "bold": [], "plain": []}
-    for index, (at, line) in enumerate(lines_of(text, start)):
-        if not line:
-            continue
-        c = line[0]
-        if c in FENCE_START:
-            fences.see(index, line)
-        after = at + len(line) + 1
-        if c == "#":
-            m = _HEADING_RE.match(line)
-            if m:
-                ts = stamp_in(m.group(3) or "")
-                marker = (at, after, _ROLE_OF[m.group(2).lower()], "", ts)
-                found["heading"].append((index, marker, len(m.group(1))))
-        elif c == "*":
-            m = _BOLD_RE.match(line)
-            if m:
-                marker = (at, after, _ROLE_OF[m.group(1).lower()], m.group(2), None)
-                found["bold"].append((index, marker, 0))
-        elif c.isalpha():
-            m = _PLAIN_RE.match(line)
-            if m:
-                marker = (at, after, _ROLE_OF[m.group(1).lower()], m.group(2), None)
-                found["plain"].append((index, marker, 0))
-    fences.close()
-    for style in ("heading", "bold", "plain"):
-        kept = [(marker, level) for i, marker, level in found[style] if not fences.masked(i)]
-        if style == "heading" and kept:
-            # Deeper role-ish headings than the first turn's are inside a reply.
-            kept = [(marker, level) for marker, level in kept if level == kept[0][1]]
-        roles = {marker[2] for marker, _ in kept}
-        if "user" in roles and "assistant" in roles:
-            return [marker for marker, _ in kept]
-    return []
+class _Scan:
+    """What one pass over the lines finds: the turns of each label style, whether any
+    line is a blockquoted prompt, and where a saved log says it starts."""
+
+    def __init__(self, lines: Iterable[str], start: int) -> None:
+        fences = Fences()
+        found: dict[str, list[tuple[Marker, int]]] = {"heading": [], "bold": [], "plain": []}
+        self.quoted = False
+        self.log_start = start
+        logged = False
+        for index, line in enumerate(lines):
+            if index < start or not line:
+                continue
+            c = line[0]
+            if c in FENCE_START:
+                fences.see(index, line)
+            if c == "#":
+                m = _HEADING_RE.match(line)
+                if m:
+                    ts = stamp_in(m.group(3) or "")
+                    found["heading"].append(
+                        ((index, _ROLE_OF[m.group(2).lower()], "", ts), len(m.group(1)))
+                    )
+                elif not logged and _LOG_START_RE.match(line):
+                    self.log_start, logged = index + 1, True
+            elif c == "*":
+                m = _BOLD_RE.match(line)
+                if m:
+                    found["bold"].append(
+                        ((index, _ROLE_OF[m.group(1).lower()], m.group(2), None), 0)
+                    )
+            elif c == ">":
+                self.quoted = True
+            elif c.isalpha():
+                m = _PLAIN_RE.match(line)
+                if m:
+                    found["plain"].append(
+                        ((index, _ROLE_OF[m.group(1).lower()], m.group(2), None), 0)
+                    )
+        fences.close()
+        self.markers = self._style(found, fences)
+
+    @staticmethod
+    def _style(found: dict[str, list[tuple[Marker, int]]], fences: Fences) -> list[Marker]:
+        """The turns of the first style that has both a user and an assistant label."""
+        for style in ("heading", "bold", "plain"):
+            kept = [
+                (marker, level) for marker, level in found[style] if not fences.masked(marker[0])
+            ]
+            if style == "heading" and kept:
+                # Deeper role-ish headings than the first turn's are inside a reply.
+                kept = [(marker, level) for marker, level in kept if level == kept[0][1]]
+            roles = {marker[1] for marker, _ in kept}
+            if "user" in roles and "assistant" in roles:
+                return [marker for marker, _ in kept]
+        return []
 
 
-def _blockquoted(text: str, start: int) -> list[Message]:
+def _blockquoted(lines: Iterable[str], start: int) -> list[Message]:
     # Fences are not tracked here: such logs are often exported with replies cut off
     # mid-code, and one unclosed fence would hide every later prompt.
-    if not text.startswith(">", start) and text.find("\n>", start) < 0:
-        return []  # not a prompt in it
-    if m := _LOG_START_RE.search(text, start):
-        start = m.end() + 1
     out: list[Message] = []
     role: Role | None = None
     buf: list[str] = []
@@ -115,7 +133,9 @@ def _blockquoted(text: str, start: int) -> list[Message]:
                     out.append(Message(role=role, text=body))
         buf.clear()
 
-    for _, line in lines_of(text, start) if start <= len(text) else ():
+    for index, line in enumerate(lines):
+        if index < start:
+            continue
         if line.startswith(">"):
             if role != "user":
                 flush()
@@ -138,22 +158,29 @@ def _blockquoted(text: str, start: int) -> list[Message]:
     return out
 
 
-def parse_messages(text: str, start: int = 0) -> list[Message]:
-    """The turns of `text[start:]`."""
-    markers = _labelled(text, start)
-    if markers:
-        return build(text, markers)
-    return _blockquoted(text, start)
+def parse_messages(lines: Lines, start: int = 0) -> list[Message]:
+    """The turns from line `start` on."""
+    scan = _Scan(lines(), start)
+    if scan.markers:
+        return build(lines(), scan.markers)
+    if scan.quoted:
+        return _blockquoted(lines(), scan.log_start)
+    return []
 
 
 def looks_like(head: str) -> bool:
     """Cheap check on the start of a file: any role label or blockquoted prompt."""
-    return bool(parse_messages(head))
+    return bool(parse_messages(text_lines(head)))
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
-    fm, start = read_frontmatter(path, text)
-    messages = parse_messages(text, start)
+    return parse_lines(path, text_lines(text))
+
+
+def parse_lines(path: Path, lines: Lines) -> list[Conversation]:
+    """The conversation in a log read twice over its lines (a big file from disk)."""
+    fm, start = read_frontmatter(path, lines())
+    messages = parse_messages(lines, start)
     if not messages:
         return []
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)

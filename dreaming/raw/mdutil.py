@@ -1,15 +1,16 @@
 """Markdown helpers the text readers share: frontmatter, lines, code fences, turn assembly.
 
-A transcript of hundreds of megabytes is read in place: its lines are visited a
-megabyte at a time and a turn's body is one slice of the text, so a reader holds the
-text and the messages it makes, never a list of every line beside them.
+A reader goes over a transcript's lines twice: once to find its turns, once to build
+their bodies. The lines come from a text a megabyte at a time, or from the file itself
+when it is big, so a reader holds the messages it makes and one turn's lines, never a
+list of every line beside them.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +25,26 @@ from dreaming.transcript import Message, Role
 _STAMP_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
 )
-_FM_END_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
+_FM_END_RE = re.compile(r"(?:---|\.\.\.)[ \t]*")
 
 
-def read_frontmatter(path: Path, text: str) -> tuple[dict[str, str], int]:
-    """YAML frontmatter (as strings) and where the body after it starts."""
-    if not text.startswith("---"):
+def read_frontmatter(path: Path, lines: Iterable[str]) -> tuple[dict[str, str], int]:
+    """YAML frontmatter (as strings) and the index of the first body line after it
+    (0 when there is none)."""
+    it = iter(lines)
+    first = next(it, None)
+    if first is None or not first.startswith("---") or first.strip() != "---":
         return {}, 0
-    first_nl = text.find("\n")
-    if first_nl < 0 or text[:first_nl].strip() != "---":
+    block: list[str] = []
+    for line in it:
+        if _FM_END_RE.fullmatch(line):
+            break
+        block.append(line)
+    else:
         return {}, 0
-    # Searched from a position, not on a slice: a slice would copy the whole file.
-    m = _FM_END_RE.search(text, first_nl + 1)
-    if m is None:
-        return {}, 0
-    block = text[first_nl + 1 : m.start()]
+    start = len(block) + 2
     try:
-        data: Any = frontmatter.load(block)
+        data: Any = frontmatter.load("\n".join(block) + "\n")
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -54,32 +58,43 @@ def read_frontmatter(path: Path, text: str) -> tuple[dict[str, str], int]:
             "flatten it or remove the --- block",
         ) from None
     if not isinstance(data, dict):
-        return {}, m.end()
-    return {str(k): v for k, v in data.items() if isinstance(v, str) and v.strip()}, m.end()
+        return {}, start
+    return {str(k): v for k, v in data.items() if isinstance(v, str) and v.strip()}, start
 
 
 def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
     """YAML frontmatter (as strings) and the body after it."""
-    fm, start = read_frontmatter(path, text)
-    return fm, text[start:]
+    fm, start = read_frontmatter(path, lines_of(text))
+    if not start:
+        return fm, text
+    at = -1
+    for _ in range(start):
+        at = text.find("\n", at + 1)
+    return fm, text[at + 1 :] if at >= 0 else ""
 
 
 _CHUNK = 1 << 20
 
 
-def lines_of(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
-    """(offset, line) for each line of `text[start:]`, without its "\\n", as
-    `text[start:].split("\\n")` gives them. A megabyte is split at a time, so the
-    lines of a big file are never all held at once."""
-    pos = start
+Lines = Callable[[], Iterator[str]]
+"""A transcript's lines without their "\\n", read afresh at each call."""
+
+
+def lines_of(text: str) -> Iterator[str]:
+    """The lines of `text` without their "\\n", as `text.split("\\n")` gives them. A
+    megabyte is split at a time, so the lines of a big text are never all held at once."""
+    pos = 0
     while True:
         cut = text.find("\n", min(pos + _CHUNK, len(text)))
-        block = text[pos:] if cut < 0 else text[pos:cut]
-        for line in block.split("\n"):
-            yield pos, line
-            pos += len(line) + 1
         if cut < 0:
+            yield from text[pos:].split("\n")
             return
+        yield from text[pos:cut].split("\n")
+        pos = cut + 1
+
+
+def text_lines(text: str) -> Lines:
+    return lambda: lines_of(text)
 
 
 FENCE_START = "`~ "
@@ -150,67 +165,73 @@ def stamp_in(text: str) -> str | None:
     return iso(m.group(0).replace(" ", "T")) if m else None
 
 
-Marker = tuple[int, int, Role, str, str | None]
-"""A turn: where its label line starts, where the line after it starts, the role, the
-text on the label line, the timestamp."""
+Marker = tuple[int, Role, str, str | None]
+"""A turn: the index of its label line, the role, the text on that line, the timestamp."""
 
 
-def build(text: str, markers: Sequence[Marker]) -> list[Message]:
-    """Messages from turn markers: each body runs to the line before the next marker."""
+def build(lines: Iterable[str], markers: Sequence[Marker]) -> list[Message]:
+    """Messages from turn markers: each body runs from its label line's text to the line
+    before the next marker, as `"\\n".join([inline, *lines]).strip()`."""
     out: list[Message] = []
-    for k, (_, after, role, inline, ts) in enumerate(markers):
-        stop = markers[k + 1][0] - 1 if k + 1 < len(markers) else len(text)
-        body = _body(text, inline, after, stop)
-        if body:
-            out.append(Message(role=role, text=body, timestamp=ts))
+    if not markers:
+        return out
+    k, body = -1, _Body("")
+    upcoming = markers[0][0]
+    for index, line in enumerate(lines):
+        if index == upcoming:
+            if k >= 0 and (text := body.text()):
+                out.append(Message(role=markers[k][1], text=text, timestamp=markers[k][3]))
+            k += 1
+            body = _Body(markers[k][2])
+            upcoming = markers[k + 1][0] if k + 1 < len(markers) else -1
+        elif k >= 0:
+            body.add(line)
+    if k >= 0 and (text := body.text()):
+        out.append(Message(role=markers[k][1], text=text, timestamp=markers[k][3]))
     return out
 
 
-def _body(text: str, inline: str, start: int, stop: int) -> str:
-    """`(inline + "\\n" + text[start:stop]).strip()`, with one copy of the slice."""
-    lo, hi = _stripped(text, start, stop)
-    if lo >= hi:
-        return inline.strip()
-    head = inline.lstrip()
-    if not head:
-        return text[lo:hi]
-    return head + "\n" + text[start:hi]
+class _Body:
+    """A turn's lines, stripped as they come: blank lines before the first words and
+    after the last are never kept, so the joined body is the only copy made."""
 
+    def __init__(self, first: str) -> None:
+        self.parts: list[str] = []
+        self.blank: list[str] = []
+        self.add(first)
 
-_STEP = 4096
+    def add(self, line: str) -> None:
+        if not line or line.isspace():
+            if self.parts:
+                self.blank.append(line)
+            return
+        if not self.parts:
+            line = line.lstrip()
+        elif self.blank:
+            self.parts += self.blank
+            self.blank.clear()
+        self.parts.append(line)
 
-
-def _stripped(text: str, start: int, stop: int) -> tuple[int, int]:
-    """The bounds of `text[start:stop]` without its leading and trailing whitespace,
-    found a few kilobytes at a time."""
-    lo = start
-    while lo < stop:
-        piece = text[lo : min(lo + _STEP, stop)]
-        kept = piece.lstrip()
-        lo += len(piece) - len(kept)
-        if kept:
-            break
-    hi = stop
-    while hi > lo:
-        piece = text[max(lo, hi - _STEP) : hi]
-        kept = piece.rstrip()
-        hi -= len(piece) - len(kept)
-        if kept:
-            break
-    return lo, hi
+    def text(self) -> str:
+        if not self.parts:
+            return ""
+        self.parts[-1] = self.parts[-1].rstrip()
+        return "\n".join(self.parts)
 
 
 def turns(
-    text: str, start: int, label: Callable[[str], tuple[Role, str | None] | None]
+    lines: Lines, start: int, label: Callable[[str], tuple[Role, str | None] | None]
 ) -> list[Message]:
-    """The messages of `text[start:]` whose turns start at the lines `label` names (with
-    their role and timestamp), outside code fences."""
+    """The messages from line `start` on whose turns start at the lines `label` names
+    (with their role and timestamp), outside code fences."""
     fences = Fences()
-    found: list[tuple[int, Marker]] = []
-    for index, (at, line) in enumerate(lines_of(text, start)):
+    found: list[Marker] = []
+    for index, line in enumerate(lines()):
+        if index < start:
+            continue
         if line[:1] in FENCE_START:
             fences.see(index, line)
         if (said := label(line)) is not None:
-            found.append((index, (at, at + len(line) + 1, said[0], "", said[1])))
+            found.append((index, said[0], "", said[1]))
     fences.close()
-    return build(text, [marker for index, marker in found if not fences.masked(index)])
+    return build(lines(), [marker for marker in found if not fences.masked(marker[0])])

@@ -1,5 +1,5 @@
-"""The Markdown readers' line helpers read a text in place and agree with reading it as a
-list of lines: the offsets, the fences and the turn bodies are the same."""
+"""The Markdown readers' line helpers go over a text's lines without holding them all and
+agree with reading it as a list of lines: the lines, the fences and the turn bodies."""
 
 from __future__ import annotations
 
@@ -12,7 +12,21 @@ from dreaming.raw import mdutil
 from dreaming.raw.mdutil import Fences, build, lines_of
 from dreaming.transcript import Message
 
-PIECES = ["\n", "\r\n", " ", "  ", "x", "text", "```", "~~~", "````", "```py", "   ```", "\t"]
+PIECES = [
+    "\n",
+    "\r\n",
+    " ",
+    "  ",
+    "x",
+    "text",
+    "```",
+    "~~~",
+    "````",
+    "```py",
+    "   ```",
+    "\t",
+    "\x1f",
+]
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 
 
@@ -37,28 +51,23 @@ def _fenced_lines(lines: list[str]) -> list[bool]:
     return mask
 
 
-@given(texts, st.integers(0, 5))
-def test_lines_are_the_split_text_with_their_offsets(text: str, start: int) -> None:
-    start = min(start, len(text))
-    found = list(lines_of(text, start))
-    assert [line for _, line in found] == text[start:].split("\n")
-    assert all(text.startswith(line, at) for at, line in found)
+@given(texts)
+def test_lines_are_the_split_text(text: str) -> None:
+    assert list(lines_of(text)) == text.split("\n")
 
 
 def test_lines_cross_the_megabyte_they_are_split_by(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mdutil, "_CHUNK", 7)
     text = "alpha\nbeta gamma delta\n\nepsilon\n"
-    assert [line for _, line in lines_of(text)] == text.split("\n")
+    assert list(lines_of(text)) == text.split("\n")
 
 
-def test_a_body_padded_with_more_whitespace_than_one_step_is_stripped_whole() -> None:
-    pad = " \n\t" * 5000
-    text = f"# User\n{pad}said this{pad}\n# Assistant\nok"
-    markers = [
-        (0, 7, "user", "", None),
-        (text.index("# Assistant"), len(text), "assistant", "", None),
-    ]
-    assert [m.text for m in build(text, markers)] == ["said this"]  # type: ignore[arg-type]
+def test_a_body_padded_with_blank_lines_and_unicode_space_is_stripped() -> None:
+    pad = " \n\t\u2028\n" * 50
+    text = f"# User\n{pad}said\n\n  this{pad}\n# Assistant\nok"
+    markers = [(0, "user", "", None), (len(text.split("\n")) - 2, "assistant", "", None)]
+    found = [m.text for m in build(lines_of(text), markers)]  # type: ignore[arg-type]
+    assert found == ["said\n\n  this", "ok"]
 
 
 @given(texts)
@@ -76,13 +85,12 @@ def test_a_turn_body_is_its_lines_joined_and_stripped(
     text: str, picks: list[int], inline: str
 ) -> None:
     lines = text.split("\n")
-    starts = [at for at, _ in lines_of(text)]
     chosen = sorted({p % len(lines) for p in picks})
-    markers = [(starts[i], starts[i] + len(lines[i]) + 1, "user", inline, None) for i in chosen]
+    markers = [(i, "user", inline, None) for i in chosen]
     expected = []
     for k, i in enumerate(chosen):
         nxt = chosen[k + 1] if k + 1 < len(chosen) else len(lines)
         body = "\n".join([inline, *lines[i + 1 : nxt]]).strip()
         if body:
             expected.append(Message(role="user", text=body))
-    assert build(text, markers) == expected  # type: ignore[arg-type]
+    assert build(lines_of(text), markers) == expected  # type: ignore[arg-type]
