@@ -31,6 +31,7 @@ from dreaming.raw.common import (
 )
 from dreaming.raw.controls import strip_conversation
 from dreaming.raw.detect import HEAD_BYTES, SOURCES, detect, detect_text
+from dreaming.raw.mdutil import Rereadable
 from dreaming.raw.redact import MARKER, redact
 from dreaming.transcript import Conversation, Message
 
@@ -55,6 +56,14 @@ _READERS: dict[str, Callable[[Path, str], list[Conversation]]] = {
     "cortexes": cortexes.parse,
     "raw": canonical.parse,
 }
+# Markdown logs: read twice over the file's lines when big (turns, then bodies).
+_TWICE_READERS: dict[str, Callable[[Path, Rereadable], list[Conversation]]] = {
+    "markdown": markdown.parse_lines,
+    "raw": canonical.parse_lines,
+}
+_READ_TWICE_ABOVE = 16 * 1024 * 1024
+"""Smaller files are read whole: one pass over a text in memory is faster than two
+over a file, and the memory saved is small."""
 # Line-based formats: read from a stream of lines, never whole.
 _LINE_READERS: dict[str, Callable[[Path, Lines], list[Conversation]]] = {
     "claude-code": claude_code.parse,
@@ -242,9 +251,12 @@ def _whole_file(path: Path, max_bytes: int) -> tuple[bytes, str] | ReadResult:
             if kind:
                 raise _binary(path, kind)
             source = detect(path, head)
-            if source in _LINE_READERS and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
+            if source in _LINE_READERS and not utf16:
                 f.seek(0)
                 return _read_stream(path, source, f)
+            if (source or "markdown") in _TWICE_READERS and size > _READ_TWICE_ABOVE and not utf16:
+                return _read_twice(path, source or "markdown", f, head)
             f.seek(0)  # not head + the rest: joining them copies the whole file once more
             data = f.read(max_bytes + 1)
     except OSError as e:
@@ -268,6 +280,8 @@ class _Stream:
         self.f = f
         self.sha = hashlib.sha256()
         self.size = 0
+        self.whole = False
+        """Whether every byte went through: `sha` and `size` are the file's."""
 
     def lines(self) -> Iterator[str]:
         """The file's lines without their "\n" (the last one "" when the file ends in
@@ -288,6 +302,7 @@ class _Stream:
                 raise self._not_utf8(start + e.start) from None
             *complete, pending = text.split("\n")
             yield from complete
+        self.whole = True
         try:
             decoder.decode(b"", final=True)
         except UnicodeDecodeError:
@@ -320,6 +335,35 @@ def _read_stream(path: Path, source: str, f: BinaryIO) -> ReadResult:
 
 
 _EMPTY = "file is empty; wait for the copy to finish or delete it"
+
+
+def _read_twice(path: Path, source: str, f: BinaryIO, head: bytes) -> ReadResult:
+    """A big Markdown log read from the file, once for its turns and once for their
+    bodies, so the text is never held whole beside the messages made of it."""
+    streams: list[_Stream] = []
+
+    def lines() -> Iterator[str]:
+        f.seek(0)
+        streams.append(_Stream(path, f))
+        return streams[-1].lines()
+
+    before = os.fstat(f.fileno())
+    conversations = _parse(path, source, lines)
+    hashes = {s.sha.hexdigest() for s in streams if s.whole}
+    after = os.fstat(f.fileno())
+    if len(hashes) != 1 or (before.st_size, before.st_mtime_ns) != (
+        after.st_size,
+        after.st_mtime_ns,
+    ):
+        raise IncompleteTranscript(path, "file changed while it was read; it will be read again")
+    if not conversations:
+        raise _unknown(path, head.decode("utf-8", errors="ignore"))
+    return _finish(source, conversations, hashes.pop(), before[0])
+
+
+def _version(f: BinaryIO) -> tuple[int, int]:
+    st = os.fstat(f.fileno())
+    return st.st_size, st.st_mtime_ns
 
 
 def _read_whole(path: Path, data: bytes) -> ReadResult:
@@ -376,10 +420,12 @@ def _is_json_scalar(text: str) -> bool:
     return True
 
 
-def _parse(path: Path, source: str, text: Lines) -> list[Conversation]:
+def _parse(path: Path, source: str, text: Lines | Rereadable) -> list[Conversation]:
     try:
         if isinstance(text, str):
             return _READERS[source](path, text)
+        if callable(text):
+            return _TWICE_READERS[source](path, text)
         return _LINE_READERS[source](path, text)
     except TranscriptError:
         raise

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from dreaming.raw.common import shorten, span, title_from
-from dreaming.raw.mdutil import Lines, read_frontmatter, stamp_in, text_lines, turns
+from dreaming.raw.mdutil import Rereadable, read_frontmatter, stamp_in, text_lines, turns
 from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "raw"
@@ -50,7 +50,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
     return parse_lines(path, text_lines(text))
 
 
-def parse_lines(path: Path, lines: Lines) -> list[Conversation]:
+def parse_lines(path: Path, lines: Rereadable) -> list[Conversation]:
     """The conversation in a file read twice over its lines (a big file from disk)."""
     fm, start = read_frontmatter(path, lines())
     messages = turns(lines, start, lambda line: turn(line) if line.startswith("##") else None)

@@ -17,8 +17,8 @@ from dreaming.raw.common import span, title_from
 from dreaming.raw.mdutil import (
     FENCE_START,
     Fences,
-    Lines,
     Marker,
+    Rereadable,
     build,
     read_frontmatter,
     stamp_in,
@@ -158,7 +158,7 @@ def _blockquoted(lines: Iterable[str], start: int) -> list[Message]:
     return out
 
 
-def parse_messages(lines: Lines, start: int = 0) -> list[Message]:
+def parse_messages(lines: Rereadable, start: int = 0) -> list[Message]:
     """The turns from line `start` on."""
     scan = _Scan(lines(), start)
     if scan.markers:
@@ -177,7 +177,7 @@ def parse(path: Path, text: str) -> list[Conversation]:
     return parse_lines(path, text_lines(text))
 
 
-def parse_lines(path: Path, lines: Lines) -> list[Conversation]:
+def parse_lines(path: Path, lines: Rereadable) -> list[Conversation]:
     """The conversation in a log read twice over its lines (a big file from disk)."""
     fm, start = read_frontmatter(path, lines())
     messages = parse_messages(lines, start)

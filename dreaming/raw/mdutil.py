@@ -76,8 +76,8 @@ def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
 _CHUNK = 1 << 20
 
 
-Lines = Callable[[], Iterator[str]]
-"""A transcript's lines without their "\\n", read afresh at each call."""
+Rereadable = Callable[[], Iterator[str]]
+"""A transcript's lines without their "\\n", read afresh from the start at each call."""
 
 
 def lines_of(text: str) -> Iterator[str]:
@@ -93,7 +93,7 @@ def lines_of(text: str) -> Iterator[str]:
         pos = cut + 1
 
 
-def text_lines(text: str) -> Lines:
+def text_lines(text: str) -> Rereadable:
     return lambda: lines_of(text)
 
 
@@ -220,7 +220,7 @@ class _Body:
 
 
 def turns(
-    lines: Lines, start: int, label: Callable[[str], tuple[Role, str | None] | None]
+    lines: Rereadable, start: int, label: Callable[[str], tuple[Role, str | None] | None]
 ) -> list[Message]:
     """The messages from line `start` on whose turns start at the lines `label` names
     (with their role and timestamp), outside code fences."""
