@@ -347,14 +347,10 @@ def _read_twice(path: Path, source: str, f: BinaryIO, head: bytes) -> ReadResult
         streams.append(_Stream(path, f))
         return streams[-1].lines()
 
-    before = os.fstat(f.fileno())
+    before = _version(f)
     conversations = _parse(path, source, lines)
     hashes = {s.sha.hexdigest() for s in streams if s.whole}
-    after = os.fstat(f.fileno())
-    if len(hashes) != 1 or (before.st_size, before.st_mtime_ns) != (
-        after.st_size,
-        after.st_mtime_ns,
-    ):
+    if len(hashes) != 1 or _version(f) != before:
         raise IncompleteTranscript(path, "file changed while it was read; it will be read again")
     if not conversations:
         raise _unknown(path, head.decode("utf-8", errors="ignore"))
