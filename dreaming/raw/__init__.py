@@ -258,7 +258,10 @@ def _whole_file(path: Path, max_bytes: int) -> tuple[bytes, str] | ReadResult:
             if (source or "markdown") in _TWICE_READERS and size > _READ_TWICE_ABOVE and not utf16:
                 return _read_twice(path, source or "markdown", f, head)
             f.seek(0)  # not head + the rest: joining them copies the whole file once more
-            data = f.read(max_bytes + 1)
+            # Asked for the size it has, not the cap: read(cap) sets aside the cap at once.
+            data = f.read(size + 1)
+            if len(data) > size:  # it grew since: still refuse it past the cap
+                data += f.read(max_bytes + 1 - len(data))
     except OSError as e:
         raise TranscriptError(
             path, f"cannot be read ({e.strerror or type(e).__name__}); check it exists"
