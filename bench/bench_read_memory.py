@@ -86,11 +86,67 @@ def claude_code(f: object, size: int) -> tuple[None, str]:
     return None, "session.jsonl"
 
 
+def aider(f: object, size: int) -> tuple[None, str]:
+    f.write("# aider chat started at 2025-03-14 09:12:45\n\n")  # type: ignore[attr-defined]
+    _turns(f, size, "#### {}\n\n{}\n\n")
+    return None, "project.aider.chat.history.md"
+
+
+def cortexes(f: object, size: int) -> tuple[None, str]:
+    f.write("---\ntype: session\nrepo: dreaming\n---\n\n")  # type: ignore[attr-defined]
+    _turns(f, size, "### user\n{}\n\n### claude\n{}\n\n")
+    return None, "251201_session_notes.md"
+
+
+def _jsonl(f: object, size: int, head: dict[str, object], record: Callable[[int], object]) -> None:
+    f.write(json.dumps(head) + "\n")  # type: ignore[attr-defined]
+    written, i = 0, 0
+    while written < size:
+        line = json.dumps(record(i)) + "\n"
+        f.write(line)  # type: ignore[attr-defined]
+        written += len(line)
+        i += 1
+
+
+def codex(f: object, size: int) -> tuple[None, str]:
+    def record(i: int) -> object:
+        role, kind = ("user", "input_text") if i % 2 == 0 else ("assistant", "output_text")
+        payload = {"type": "message", "role": role, "content": [{"type": kind, "text": MESSAGE}]}
+        return {
+            "timestamp": "2025-12-28T12:18:30.000Z",
+            "type": "response_item",
+            "payload": payload,
+        }
+
+    meta = {"id": "019b64e5-0000-7000-8000-000000000000", "cwd": "/home/ada/src/dreaming"}
+    head = {"timestamp": "2025-12-28T12:18:30.000Z", "type": "session_meta", "payload": meta}
+    _jsonl(f, size, head, record)
+    return None, "rollout-2025-12-28T12-18-30-019b64e5.jsonl"
+
+
+def pi(f: object, size: int) -> tuple[None, str]:
+    def record(i: int) -> object:
+        role = "user" if i % 2 == 0 else "assistant"
+        message = {"role": role, "content": [{"type": "text", "text": MESSAGE}], "timestamp": 0}
+        parent = None if i == 0 else f"m{i - 1}"
+        return {"type": "message", "timestamp": "2026-01-10T09:00:01.000Z", "message": message,
+                "id": f"m{i}", "parentId": parent}  # fmt: skip
+
+    head = {"type": "session", "version": 3, "id": "f0e1d2c3-b4a5-4968-8776-655443322110",
+            "timestamp": "2026-01-10T09:00:00.000Z", "cwd": "/home/ada/src/dreaming"}  # fmt: skip
+    _jsonl(f, size, head, record)
+    return None, "session.jsonl"
+
+
 FORMATS: dict[str, Callable[[object, int], object]] = {
     "markdown": markdown,
     "canonical": canonical,
+    "aider": aider,
+    "cortexes": cortexes,
     "chatgpt": chatgpt,
     "claude-code": claude_code,
+    "codex": codex,
+    "pi": pi,
 }
 
 _CHILD = """
@@ -99,7 +155,7 @@ sys.path.insert(0, {root!r})
 from dreaming.raw import read_transcript
 try:
     r = read_transcript(__import__("pathlib").Path({path!r}), max_bytes={cap})
-    said = f"{{len(r.conversations)}} conversations"
+    said = f"{{len(r.conversations)}} conversations ({{r.source}})"
 except Exception as e:
     said = f"refused: {{e}}"
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, said)
