@@ -50,9 +50,16 @@ CONFIG_TEMPLATE = """\
 # model = "mlx:qwen2.5-coder-1.5b"
 # Nightly run, local time HH:MM.
 # schedule = "03:00"
+# A scheduled night stops by this local time, at a unit boundary ("" for no set end);
+# the rest resumes the next night.
+# night_ends = "07:00"
 # Per-run budget; the rest resumes next run.
 # max_model_calls = 2000
 # max_model_seconds = 14400
+# Which part of the backlog the nights take first: "newest" or "oldest" (by updated
+# time), and only the conversations updated since a date (the older wait).
+# backlog_order = "newest"
+# backlog_since = "2025-01-01"
 # Raw files larger than this (MB) are reported and skipped, never read.
 # max_raw_file_mb = 512
 """

@@ -103,3 +103,62 @@ def test_the_raw_file_size_limit_has_a_default_and_can_be_raised(
 )
 def test_the_default_model_runs_where_it_is_fast(system: str, machine: str, spec: str) -> None:
     assert default_model(system, machine) == spec
+
+
+def test_a_night_ends_at_seven_newest_first_with_no_date_unless_set(vault: Vault) -> None:
+    settings = load_settings(vault.root)
+    assert settings.night_ends == "07:00"
+    assert settings.backlog_order == "newest"
+    assert settings.backlog_since is None
+
+
+def test_night_ends_and_the_backlog_settings_come_from_the_file_then_the_environment(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (vault.state / "config.toml").write_text(
+        'night_ends = "6:30"\nbacklog_order = "oldest"\nbacklog_since = 2025-01-31\n'
+    )
+    settings = load_settings(vault.root)
+    assert (settings.night_ends, settings.backlog_order) == ("06:30", "oldest")
+    assert settings.backlog_since == "2025-01-31"
+    monkeypatch.setenv("DREAMING_NIGHT_ENDS", "")
+    monkeypatch.setenv("DREAMING_BACKLOG_ORDER", "newest")
+    monkeypatch.setenv("DREAMING_BACKLOG_SINCE", "2024-06-01")
+    settings = load_settings(vault.root)
+    assert settings.night_ends is None, "an empty night_ends: a night has no set end"
+    assert (settings.backlog_order, settings.backlog_since) == ("newest", "2024-06-01")
+
+
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        ('night_ends = "7am"', 'a local time HH:MM such as "07:00"'),
+        ('night_ends = "24:00"', 'a local time HH:MM such as "07:00"'),
+        ("night_ends = 7", 'a local time HH:MM such as "07:00"'),
+        ('night_ends = "03:00"', "the same as schedule"),
+        ('backlog_order = "random"', '"newest" or "oldest"'),
+        ('backlog_since = "last year"', "a date YYYY-MM-DD"),
+        ('backlog_since = "2025-02-30"', "a date YYYY-MM-DD"),
+    ],
+)
+def test_a_bad_night_or_backlog_setting_is_one_line_naming_the_file_and_the_fix(
+    vault: Vault, text: str, fix: str
+) -> None:
+    (vault.state / "config.toml").write_text(text + "\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(vault.root)
+    said = str(caught.value)
+    assert "\n" not in said
+    assert str(vault.state / "config.toml") in said
+    assert text.split(" =")[0] in said
+    assert fix in said
+
+
+def test_a_bad_value_from_the_environment_names_the_variable_not_the_file(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DREAMING_BACKLOG_ORDER", "sideways")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(vault.root)
+    assert "$DREAMING_BACKLOG_ORDER" in str(caught.value)
+    assert "config.toml" not in str(caught.value)
