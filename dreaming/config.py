@@ -137,7 +137,7 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
         where = origin.get("night_ends", origin.get("schedule", str(path)))
         raise ConfigError(
             f"{where}: setting night_ends = {chosen.night_ends!r} is the same as schedule, "
-            "which leaves a night no time; set it later than schedule, or \"\" for no end"
+            'which leaves a night no time; set it later than schedule, or "" for no end'
         )
     return chosen
 
@@ -160,7 +160,7 @@ _FIX = {
     "max_model_seconds": "use a number of seconds, or leave it out for no cap",
     "keep_model_resident": "use true or false",
     "max_raw_file_mb": "use a whole number of megabytes, at least 1",
-    "model": "use a model spec string such as \"gguf:qwen2.5-coder-1.5b\"",
+    "model": 'use a model spec string such as "gguf:qwen2.5-coder-1.5b"',
 }
 """How to fix each setting: the second half of its one-line error."""
 

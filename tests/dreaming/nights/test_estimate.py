@@ -77,7 +77,8 @@ def test_the_nights_are_the_fewest_whose_capacity_holds_the_backlog(
 ) -> None:
     found = estimate(conversations, messages, pace, window_seconds=window,
                      max_model_seconds=max_seconds, max_model_calls=max_calls)  # fmt: skip
-    assert found.model_seconds is not None and found.wall_seconds is not None
+    assert found.model_seconds is not None
+    assert found.wall_seconds is not None
     assert found.nights is not None
     assert math.isclose(found.model_seconds, messages * pace.model_seconds / pace.messages)
     if conversations == 0:
@@ -113,6 +114,7 @@ def test_more_backlog_never_takes_fewer_nights_or_less_time(
 ) -> None:
     less = estimate(conversations, messages, pace, window_seconds=window)
     bigger = estimate(conversations + 1, messages + more, pace, window_seconds=window)
-    assert less.nights is not None and bigger.nights is not None
+    assert less.nights is not None
+    assert bigger.nights is not None
     assert bigger.nights >= less.nights
     assert (bigger.model_seconds or 0) >= (less.model_seconds or 0)
