@@ -76,15 +76,12 @@ def estimate(
     calls = pace.calls * share
     if conversations <= 0:
         return Estimate(conversations, messages, pace, model, wall, 0)
-    needs: list[tuple[float, Bound]] = [
-        (total / limit, name)
-        for total, limit, name in (
-            (wall, window_seconds, "night_ends"),
-            (model, max_model_seconds, "max_model_seconds"),
-            (calls, max_model_calls, "max_model_calls"),
-        )
-        if limit is not None and limit > 0
-    ]
+    limits: tuple[tuple[float, float | None, Bound], ...] = (
+        (wall, window_seconds, "night_ends"),
+        (model, max_model_seconds, "max_model_seconds"),
+        (calls, max_model_calls, "max_model_calls"),
+    )
+    needs = [(total / limit, name) for total, limit, name in limits if limit]
     if not needs:
         return Estimate(conversations, messages, pace, model, wall, 1)
     most, bound = max(needs, key=lambda n: n[0])

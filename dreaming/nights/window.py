@@ -16,8 +16,8 @@ DAY = timedelta(days=1)
 
 def clock_time(text: str) -> time:
     """A validated `HH:MM` or `HH:MM:SS` (the settings check it) as a time of day."""
-    parts = [int(p) for p in text.split(":")]
-    return time(*parts)
+    hour, minute, second = [*(int(p) for p in text.split(":")), 0][:3]
+    return time(hour, minute, second)
 
 
 def window_seconds(schedule: str, night_ends: str | None) -> float | None:
@@ -56,10 +56,9 @@ def until(text: str, now: datetime) -> datetime:
             moment = datetime.fromisoformat(text)
             # One with an offset is said in local time, as every other time here.
             return moment if moment.tzinfo is None else moment.astimezone().replace(tzinfo=None)
-        parts = [int(p) for p in text.split(":")]
-        if len(parts) not in (2, 3):
+        if text.count(":") not in (1, 2):
             raise ValueError(text)
-        moment = datetime.combine(now.date(), time(*parts))
+        moment = datetime.combine(now.date(), clock_time(text))
     except ValueError:
         raise DreamingError(
             f"--until {text!r}: not a time; write a local time HH:MM such as 07:00"
