@@ -382,4 +382,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE raw_files ADD COLUMN controls INTEGER NOT NULL DEFAULT 0;
     """,
+    # 11: each night's pace, what `status` estimates the backlog from (NULL: not measured)
+    """
+    ALTER TABLE runs ADD COLUMN taken_conversations INTEGER;  -- taken out of the backlog
+    ALTER TABLE runs ADD COLUMN taken_messages INTEGER;       -- the messages they hold
+    ALTER TABLE runs ADD COLUMN model_seconds REAL;           -- summed model call durations
+    ALTER TABLE runs ADD COLUMN stage_seconds REAL;           -- the stages' time on the clock
+    ALTER TABLE runs ADD COLUMN calls INTEGER;                -- model calls made
+    """,
 )

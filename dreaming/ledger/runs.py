@@ -91,3 +91,44 @@ def interrupt_unfinished(ledger: Ledger, kind: RunKind, now: str) -> int:
         (now, kind),
     )
     return cursor.rowcount
+
+
+@dataclass(frozen=True, slots=True)
+class RunPace:
+    """What a run took out of the backlog and what that cost: `status` estimates what is
+    left from the recent nights' pace."""
+
+    conversations: int
+    messages: int
+    model_seconds: float
+    stage_seconds: float
+    calls: int
+
+
+def record_pace(ledger: Ledger, run_id: str, pace: RunPace) -> None:
+    ledger.db.execute(
+        "UPDATE runs SET taken_conversations = ?, taken_messages = ?, model_seconds = ?, "
+        "stage_seconds = ?, calls = ? WHERE id = ?",
+        (
+            pace.conversations,
+            pace.messages,
+            pace.model_seconds,
+            pace.stage_seconds,
+            pace.calls,
+            run_id,
+        ),
+    )
+
+
+def measured(ledger: Ledger, nights: int = 5) -> list[RunPace]:
+    """The pace of the last `nights` nights that took conversations out of the backlog,
+    newest first (a night with nothing to take measured no pace)."""
+    return [
+        RunPace(*row)
+        for row in ledger.db.execute(
+            "SELECT taken_conversations, taken_messages, model_seconds, stage_seconds, calls "
+            "FROM runs WHERE kind = 'night' AND taken_conversations > 0 "
+            "ORDER BY started_at DESC, rowid DESC LIMIT ?",
+            (nights,),
+        )
+    ]

@@ -121,21 +121,51 @@ def is_done(ledger: Ledger, stage: str, unit: str, input_hash: str) -> bool:
     return row is not None
 
 
+@dataclass(frozen=True, slots=True)
+class BacklogRow:
+    """A conversation of the backlog: what the nights order it by and how big it is."""
+
+    id: str
+    messages: int
+    updated: str | None
+    """Its last activity (its first, when it has no later time), ISO 8601."""
+    segmented: bool
+    """SEGMENT has done it: only EXTRACT's chunks keep it in the backlog."""
+
+
+_HANDLED = (
+    "SELECT 1 FROM work w WHERE w.stage = ? AND w.unit = {unit} "
+    "AND (w.status = 'done' OR w.attempts >= ?)"
+)
+_IN_BACKLOG = (
+    "NOT EXISTS ("
+    + _HANDLED.format(unit="c.id")
+    + ") OR EXISTS (SELECT 1 FROM chunks k WHERE k.conv_id = c.id AND NOT EXISTS ("
+    + _HANDLED.format(unit="k.id")
+    + "))"
+)
+_BACKLOG_ARGS = ("segment", MAX_ATTEMPTS, "extract", MAX_ATTEMPTS)
+
+
+def backlog_rows(ledger: Ledger) -> list[BacklogRow]:
+    """Every conversation of `backlog`, least recently updated first."""
+    rows = ledger.db.execute(
+        "SELECT c.id, c.message_count, coalesce(c.updated_at, c.created_at), EXISTS ("
+        + _HANDLED.format(unit="c.id")
+        + f") FROM conversations c WHERE {_IN_BACKLOG} "
+        "ORDER BY coalesce(c.updated_at, c.created_at) IS NOT NULL, "
+        "coalesce(c.updated_at, c.created_at), c.id",
+        ("segment", MAX_ATTEMPTS, *_BACKLOG_ARGS),
+    )
+    return [BacklogRow(r[0], int(r[1]), r[2], bool(r[3])) for r in rows]
+
+
 def backlog(ledger: Ledger) -> int:
     """Conversations the nights have not yet taken through the model stages: never
     segmented, or holding a chunk EXTRACT has not yet handled (a unit given up after
     `MAX_ATTEMPTS` tries on its input counts as handled). A conversation that grew after
     it was segmented is not counted: its new messages are a night's ordinary work."""
-    handled = (
-        "SELECT 1 FROM work w WHERE w.stage = ? AND w.unit = {unit} "
-        "AND (w.status = 'done' OR w.attempts >= ?)"
-    )
     row = ledger.db.execute(
-        "SELECT COUNT(*) FROM conversations c WHERE NOT EXISTS ("
-        + handled.format(unit="c.id")
-        + ") OR EXISTS (SELECT 1 FROM chunks k WHERE k.conv_id = c.id AND NOT EXISTS ("
-        + handled.format(unit="k.id")
-        + "))",
-        ("segment", MAX_ATTEMPTS, "extract", MAX_ATTEMPTS),
+        f"SELECT COUNT(*) FROM conversations c WHERE {_IN_BACKLOG}", _BACKLOG_ARGS
     ).fetchone()
     return int(row[0])

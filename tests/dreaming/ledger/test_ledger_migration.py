@@ -191,3 +191,11 @@ def test_a_migrated_ledger_opens_again_without_migrating(tmp_path: Path) -> None
     with Ledger(path) as led:
         assert led.version == len(MIGRATIONS)
         assert len(rows(led, "SELECT * FROM model_calls")) == 3
+
+
+def test_runs_from_before_the_pace_was_kept_have_no_pace(migrated: Ledger) -> None:
+    assert rows(migrated, "SELECT taken_conversations, model_seconds FROM runs") == [
+        (None, None),
+        (None, None),
+    ]
+    assert runs.measured(migrated) == []

@@ -105,6 +105,43 @@ def test_the_backlog_is_conversations_no_night_took_through_extract(ledger: Ledg
     assert work.backlog(ledger) == 1
 
 
+def test_the_backlog_rows_say_each_waiting_conversation_s_size_time_and_progress(
+    ledger: Ledger,
+) -> None:
+    run = night(ledger)
+    conversation(ledger, "old", "2025-01-05T10:00:00+00:00")
+    conversation(ledger, "new", "2026-02-01T10:00:00+00:00")
+    conversation(ledger, "half", "2025-06-01T10:00:00+00:00")
+    conversation(ledger, "done", "2025-07-01T10:00:00+00:00")
+    for conv in ("half", "done"):
+        chunks.replace(ledger, conv, [chunk(conv, 0, 3)], NOW)
+        work.record(ledger, "segment", conv, "h", "done", run_id=run, now=NOW)
+    work.record(ledger, "extract", "done:0-3", "h", "done", run_id=run, now=NOW)
+    found = {r.id: r for r in work.backlog_rows(ledger)}
+    assert set(found) == {"old", "new", "half"}
+    assert found["old"] == work.BacklogRow("old", 4, "2025-01-05T10:00:00+00:00", False)
+    assert found["half"].segmented
+    assert len(found) == work.backlog(ledger)
+
+
+# --- runs' pace -----------------------------------------------------------------
+
+
+def test_a_run_s_pace_is_kept_and_the_recent_nights_that_took_conversations_are_read(
+    ledger: Ledger,
+) -> None:
+    for i, taken in enumerate((3, 0, 5, 2)):
+        run_id = f"n{i}"
+        runs.put(ledger, Run(run_id, "night", f"2026-03-0{i + 1}T03:00:00+00:00", None, "running"))
+        runs.record_pace(ledger, run_id, runs.RunPace(taken, taken * 10, 9.0 * taken, 10.0, 7))
+    runs.put(ledger, Run("s", "stage", "2026-03-09T03:00:00+00:00", None, "running"))
+    runs.record_pace(ledger, "s", runs.RunPace(4, 40, 1.0, 1.0, 1))
+    found = runs.measured(ledger, nights=2)
+    assert [p.conversations for p in found] == [2, 5], "newest first; none that took nothing"
+    assert found[0] == runs.RunPace(2, 20, 18.0, 10.0, 7)
+    assert runs.get(ledger, "n1") is not None
+
+
 # --- chunks ---------------------------------------------------------------------
 
 
