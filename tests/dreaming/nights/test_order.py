@@ -1,0 +1,70 @@
+"""Which part of the backlog the nights take first: newest or oldest, and since a date."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreaming.ledger.work import BacklogRow
+from dreaming.nights.order import ordered
+from tests.support import draws
+
+JAN, JUN, DEC = "2025-01-05T10:00:00+00:00", "2025-06-01T09:00:00+00:00", "2025-12-24T18:00:00Z"
+ROWS = [
+    BacklogRow("undated", 3, None, False),
+    BacklogRow("jan", 4, JAN, False),
+    BacklogRow("jun", 5, JUN, False),
+    BacklogRow("dec", 6, DEC, False),
+]
+
+
+def ids(rows: list[BacklogRow]) -> list[str]:
+    return [r.id for r in rows]
+
+
+def test_newest_first_takes_the_latest_conversations_first_and_the_undated_last() -> None:
+    found = ordered(ROWS, "newest", None)
+    assert ids(found.first) == ["dec", "jun", "jan", "undated"]
+    assert found.held == []
+
+
+def test_oldest_first_is_the_history_in_order_the_undated_first() -> None:
+    assert ids(ordered(ROWS, "oldest", None).first) == ["undated", "jan", "jun", "dec"]
+
+
+def test_since_a_date_holds_back_the_older_and_the_undated() -> None:
+    found = ordered(ROWS, "newest", "2025-06-01")
+    assert ids(found.first) == ["dec", "jun"], "the day itself counts"
+    assert ids(found.held) == ["undated", "jan"]
+    assert ids(ordered(ROWS, "oldest", "2025-06-01").first) == ["jun", "dec"]
+
+
+stamps = st.none() | st.datetimes().map(lambda d: d.isoformat(timespec="seconds") + "+00:00")
+rows = st.lists(
+    st.builds(BacklogRow, st.uuids().map(str), st.integers(0, 500), stamps, st.booleans()),
+    unique_by=lambda r: r.id,
+    max_size=30,
+)
+days = st.none() | st.dates().map(lambda d: d.isoformat())
+
+
+@settings(max_examples=draws(300), deadline=None)
+@given(rows, st.sampled_from(["newest", "oldest"]), days)
+def test_every_conversation_is_taken_or_held_once_in_the_order_asked(
+    found_rows: list[BacklogRow], order: str, since: str | None
+) -> None:
+    found = ordered(found_rows, order, since)  # type: ignore[arg-type]
+    assert Counter(found.first + found.held) == Counter(found_rows)
+    for r in found.held:
+        assert since is not None
+        assert r.updated is None or r.updated[:10] < since
+    for r in found.first:
+        assert since is None or (r.updated is not None and r.updated[:10] >= since)
+    dated = [r.updated for r in found.first if r.updated is not None]
+    assert dated == sorted(dated, reverse=order == "newest")
+    undated = [i for i, r in enumerate(found.first) if r.updated is None]
+    if undated:
+        edge = 0 if order == "oldest" else len(found.first) - len(undated)
+        assert undated == list(range(edge, edge + len(undated))), "the undated at the old end"
