@@ -37,7 +37,7 @@ def test_with_no_measured_night_the_backlog_is_counted_and_the_estimate_refused(
     assert (found.conversations, found.messages, found.held) == (2, 40, 0)
     assert found.estimate.nights is None
     text = described(found)
-    assert "2 conversations (40 messages) not yet synthesized, newest first" in text
+    assert "2 conversations not yet synthesized (40 messages), newest first" in text
     assert "no estimate yet" in text
 
 
