@@ -76,7 +76,9 @@ def described(b: Backlog) -> str:
     if b.conversations:
         said.append(
             f"{_count(b.conversations, 'conversation')} not yet synthesized "
-            f"({_count(b.messages, 'message')}), {b.order} first" + (f" since {b.since}" if b.since else "") + "."
+            f"({_count(b.messages, 'message')}), {b.order} first"
+            + (f" since {b.since}" if b.since else "")
+            + "."
         )
     if b.held:
         verb = "waits" if b.held == 1 else "wait"
