@@ -77,8 +77,7 @@ def described(b: Backlog) -> str:
         said.append(
             f"{_count(b.conversations, 'conversation')} not yet synthesized "
             f"({_count(b.messages, 'message')}), {b.order} first"
-            + (f" since {b.since}" if b.since else "")
-            + "."
+            + (f" since {b.since}." if b.since else ".")
         )
     if b.held:
         verb = "waits" if b.held == 1 else "wait"
