@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dreaming.config import Settings
 from dreaming.errors import DreamingError
-from dreaming.ledger import work
+from dreaming.ledger import conversations, work
 from dreaming.vault import Vault, checksum
 from stages.runner.contract import StageContext, StageName, Unit, UnitResult
 from stages.runner.pipeline import run_night
@@ -82,6 +82,46 @@ class FakeStage:
             time.sleep(60)
         if self.crash == (key, point):
             os.kill(os.getpid(), signal.SIGKILL)
+
+
+class ConversationStage(FakeStage):
+    """A fake SEGMENT over the ledger's conversations, as the real one lists them: every
+    conversation oldest first, but those the night leaves `waiting` this round. Each unit
+    writes a Talk page and asks no model (its keys are not known before ingest)."""
+
+    def __init__(self, name: StageName = "segment") -> None:
+        super().__init__(name, ())
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        for conv in conversations.by_updated(ctx.ledger):
+            if conv.id not in ctx.waiting:
+                yield Unit(conv.id, f"hash-{conv.id}", label=conv.title or conv.id)
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        self.ran.append(unit.label)
+        assert ctx.writer is not None
+        rel = page(self.name, unit.key)
+        path = ctx.vault.root / rel
+        base = checksum(path.read_bytes()) if path.exists() else None
+        ctx.writer.write(Edit(rel, f"{unit.label}\n", base, stage=self.name, unit=unit.key))
+        return UnitResult("done")
+
+
+class AfterStage(FakeStage):
+    """A fake later stage: one unit a conversation the fake SEGMENT has done, so what
+    it runs shows which conversations reached the stages after SEGMENT, and when."""
+
+    def __init__(self, name: StageName = "extract") -> None:
+        super().__init__(name, ())
+
+    def units(self, ctx: StageContext) -> Iterator[Unit]:
+        for conv in conversations.by_updated(ctx.ledger):
+            if work.is_done(ctx.ledger, "segment", conv.id, f"hash-{conv.id}"):
+                yield Unit(conv.id, f"hash-{conv.id}", label=conv.title or conv.id)
+
+    def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
+        self.ran.append(unit.label)
+        return UnitResult("done")
 
 
 def crash_at_record(key: str) -> None:

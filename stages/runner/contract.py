@@ -107,6 +107,9 @@ class StageContext:
     """The run's one door to disk (None in a dry run); the runner commits what a unit
     wrote right after it (after every `commit_every` units, for a stage that sets it), before
     recording the unit done."""
+    waiting: frozenset[str] = frozenset()
+    """Conversations of the backlog this round of the night leaves for a later one
+    (stages/runner/rounds.py): SEGMENT lists none of them, so no later stage meets them."""
 
 
 class Stage(Protocol):

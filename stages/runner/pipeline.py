@@ -9,12 +9,15 @@ done again writes the same bytes, which is no new commit. A failed unit is
 recorded with its one-line reason and the next unit runs; `BudgetExhausted`
 stops the stage at the unit boundary and the rest waits for the next run, and so
 does a `stop` request (SIGTERM to `dreaming synthesize`), which ends the night
-`interrupted` with its report committed.
+`interrupted` with its report committed, and the night's end (`until`: `night_ends` for
+a scheduled night), which ends it `ok`. A whole night takes the backlog in rounds
+(stages/runner/rounds.py), each a slice of it through every stage.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from time import monotonic
 from typing import Any, Protocol
 
@@ -34,6 +37,7 @@ from dreaming.ledger import (
     work,
 )
 from dreaming.model import BudgetExhausted, MeteredModel, ModelUnavailable, TextModel
+from dreaming.nights.backlog import backlog, described
 from dreaming.policy.pages import Policy
 from dreaming.query.reindex import reindex
 from dreaming.raw.folder import raw_files as raw_paths
@@ -52,6 +56,7 @@ from stages.reconcile import ReconcileStage
 from stages.resolve import ResolveStage
 from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 from stages.runner.report import NightReport, StageReport, WrittenArticle, render, report_path
+from stages.runner.rounds import Rounds
 from stages.runner.write import WRITABLE, Edit, Outcome, Writer
 from stages.segment.stage import SegmentStage
 from stages.synthesize.stage import SynthesizeStage
@@ -235,13 +240,17 @@ def run_night(
     now: Callable[[], str] = utc_now,
     since_policy: str | None = None,
     stop: Stop | None = None,
+    until: datetime | None = None,
+    clock: Callable[[], datetime] = datetime.now,
 ) -> NightReport:
     """INGEST, then `stages` in order (or only the one named `only`), then the report.
     With `since_policy` (a Meta page's name), only the stages that read that page, and
     in them only the units last done under another version of it.
 
     Holds the vault's run lock throughout (a dry run takes none: it writes nothing).
-    Once `stop()` is true the night ends at the next unit boundary, `interrupted`.
+    Once `stop()` is true the night ends at the next unit boundary, `interrupted`; once
+    `clock()` (local wall-clock time) reaches `until`, it ends there too, `ok`, and the
+    next night resumes where it stopped.
     """
     chosen = _chosen(stages, only)
     if since_policy is not None:
@@ -250,7 +259,20 @@ def run_night(
         return _plan(app, chosen, limit, now, since_policy)
     with run_lock(app.vault):
         kind: runs.RunKind = "stage" if only or since_policy else "night"
-        return _night(app, chosen, kind, limit, progress, now, since_policy, stop)
+        end = _End(until, clock)
+        return _night(app, chosen, kind, limit, progress, now, since_policy, stop, end)
+
+
+class _End:
+    """The night's end on the local clock: reached or not, and whether it was before the
+    night began (a night caught up after its window closed)."""
+
+    def __init__(self, until: datetime | None, clock: Callable[[], datetime]) -> None:
+        self.until = until
+        self.clock = clock
+
+    def reached(self) -> bool:
+        return self.until is not None and self.clock() >= self.until
 
 
 def _chosen(stages: Sequence[Stage], only: str | None) -> list[Stage]:
@@ -282,8 +304,10 @@ def _night(
     now: Callable[[], str],
     since_policy: str | None,
     stop: Stop | None = None,
+    end: _End | None = None,
 ) -> NightReport:
     ledger, vault = app.ledger, app.vault
+    end = end or _End(None, datetime.now)
     started, clock = now(), monotonic()
     # First, under the run lock: what a killed run wrote and never committed is committed
     # as dreaming's, before this run's writer would take it for the person's edit.
@@ -294,6 +318,8 @@ def _night(
         interrupted += runs.interrupt_unfinished(ledger, "stage", started)
         runs.put(ledger, runs.Run(run_id, kind, started, None, "running"))
     report = NightReport(run_id, started, app.settings.model, interrupted=interrupted)
+    if end.until is not None:
+        report.night_end = end.until.isoformat(timespec="seconds")
     # Under the run lock no other write into these folders can be half done.
     for folder in WRITABLE:
         remove_leftover_temps(vault.root / folder)
@@ -311,6 +337,17 @@ def _night(
     ctx = StageContext(vault, ledger, app.settings, policy, run_id, the_model, now, writer)
     # The same list: a page found broken later in the run is reported too.
     report.notices = policy.problems
+
+    def signalled() -> bool:
+        return stop is not None and stop()
+
+    def stopping() -> bool:
+        return signalled() or end.reached()
+
+    rounds = Rounds(ledger, app.settings, end.until, end.clock, limit=limit, whole=kind != "night")
+    # Judged before INGEST: a night that began in time and read Raw/ past its end just
+    # ran out of time.
+    report.started_late = end.reached()
     try:
         report.ingest = ingest(
             vault,
@@ -318,28 +355,58 @@ def _night(
             max_file_bytes=app.settings.max_raw_file_mb * 1024 * 1024,
             record_run=False,
         )
-        for stage in chosen:
-            report.stages.append(
-                run_stage(
-                    stage, ctx, limit=limit, progress=progress, since_policy=since_policy, stop=stop
-                )
-            )
-            last = report.stages[-1]
-            if last.budget_spent or last.model_unavailable or (stop is not None and stop()):
-                break
+        rounds.begin()
+        _rounds(chosen, ctx, rounds, report, model, limit, progress, since_policy, stopping)
     except KeyboardInterrupt:
-        _finish(app, report, writer, "interrupted", now, clock)
+        _finish(app, report, writer, "interrupted", now, clock, rounds, model)
         raise
     except BaseException:
-        _finish(app, report, writer, "failed", now, clock)
+        _finish(app, report, writer, "failed", now, clock, rounds, model)
         raise
     finally:
         if not app.settings.keep_model_resident:
             app.unload_model()
-    stopped = stop is not None and stop()
-    status: runs.RunStatus = "interrupted" if stopped else "ok"
-    _finish(app, report, writer, "failed" if report.model_unavailable else status, now, clock)
+    status: runs.RunStatus = "interrupted" if signalled() else "ok"
+    # A night that reached its end with work left says so; one whose work was all done
+    # just before its end has nothing to say about it.
+    report.ended_at_end = not signalled() and end.reached() and (report.work_left or rounds.more())
+    status = "failed" if report.model_unavailable else status
+    _finish(app, report, writer, status, now, clock, rounds, model)
     return report
+
+
+def _rounds(
+    chosen: list[Stage],
+    ctx: StageContext,
+    rounds: Rounds,
+    report: NightReport,
+    model: list[MeteredModel],
+    limit: int | None,
+    progress: Progress | None,
+    since_policy: str | None,
+    stopping: Stop,
+) -> None:
+    """Every stage, a round at a time, until the backlog has no more for this night or
+    the night must stop; each stage's reports of the rounds added into one."""
+    by_stage: dict[str, StageReport] = {}
+    while True:
+        step = rounds.next(model[0].seconds if model else 0.0)
+        if step is None:
+            return
+        ctx.waiting = step.waiting
+        for stage in chosen:
+            done = run_stage(
+                stage, ctx, limit=limit, progress=progress, since_policy=since_policy, stop=stopping
+            )
+            if stage.name in by_stage:
+                by_stage[stage.name].add(done)
+            else:
+                by_stage[stage.name] = done
+                report.stages.append(done)
+            if done.budget_spent or done.model_unavailable or stopping():
+                return
+        if step.taken == 0 or stopping():
+            return
 
 
 def _stems(vault: Vault) -> list[str]:
@@ -355,9 +422,15 @@ def _finish(
     status: runs.RunStatus,
     now: Callable[[], str],
     clock: float,
+    rounds: Rounds,
+    model: list[MeteredModel],
 ) -> None:
     """Gather what the run did, write and commit the report if it did anything, close the row."""
     ledger, run_id = app.ledger, report.run_id
+    # The night's pace first: the backlog the report describes is estimated with it.
+    spent = model[0] if model else None
+    pace = rounds.taken(spent.seconds if spent else 0.0, spent.calls if spent else 0)
+    runs.record_pace(ledger, run_id, pace)
     report.status = status
     report.articles = list(writer.articles)
     report.talk = list(dict.fromkeys(writer.talk))
@@ -373,6 +446,7 @@ def _finish(
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]
     report.usage = model_calls.usage(ledger, run_id)
     report.backlog = work.backlog(ledger)
+    report.backlog_said = described(backlog(ledger, app.settings))
     report.wall_seconds = monotonic() - clock
     report.finished_at = now()
     sha = None
@@ -424,6 +498,9 @@ def _plan(
         raise ModelError("a dry run makes no model calls; a stage asked for one while planning")
 
     ctx = StageContext(vault, ledger, app.settings, Policy(vault), "dry-run", no_model, now)
+    # What `backlog_since` holds back is no part of any plan (nor past `--limit`).
+    step = Rounds(ledger, app.settings, limit=limit, whole=True).next(0.0)
+    ctx.waiting = step.waiting if step is not None else frozenset()
     report.stages = [
         run_stage(s, ctx, limit=limit, dry_run=True, since_policy=since_policy) for s in chosen
     ]

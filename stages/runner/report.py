@@ -53,6 +53,21 @@ class StageReport:
     """(unit key, what) a done unit could not settle (RECONCILE's disagreements, keyed
     on the article's stem)."""
 
+    def add(self, later: StageReport) -> None:
+        """Add a later round's report of this stage into this one: what the rounds did
+        adds up; what was already done is what was done before the night (the first
+        round's count), and what is left is what the last round left."""
+        self.done += later.done
+        self.failed += later.failed
+        self.rejected += later.rejected
+        self.left = later.left
+        self.commits += later.commits
+        self.given_up = list(dict.fromkeys([*self.given_up, *later.given_up]))
+        self.failures += later.failures
+        self.unresolved += later.unresolved
+        self.budget_spent = self.budget_spent or later.budget_spent
+        self.model_unavailable = self.model_unavailable or later.model_unavailable
+
     def count(self, unit: str, result: UnitResult, key: str = "") -> None:
         self.unresolved += [(key or unit, what) for what in result.unresolved]
         if result.status == "done":
@@ -111,6 +126,19 @@ class NightReport:
     (`dreaming.ledger.work.backlog`): an imported history takes nights."""
     quality: str | None = None
     """After a run that wrote articles: the gold-free part of `dreaming eval wiki`."""
+    backlog_said: str = ""
+    """The backlog as `dreaming.nights.backlog.described` says it: what waits, in which
+    order, and what it will take at the measured pace."""
+    night_end: str | None = None
+    """The local time the night had to stop by (`night_ends`, `--until`), if any."""
+    ended_at_end: bool = False
+    """It stopped there, at a unit boundary, with work left for the next night."""
+    started_late: bool = False
+    """It began after its end (caught up after its window closed): only INGEST ran."""
+
+    @property
+    def work_left(self) -> bool:
+        return any(s.left for s in self.stages)
 
     @property
     def model_calls(self) -> int:
@@ -137,6 +165,7 @@ class NightReport:
             or self.budget_spent
             or self.status != "ok"
             or self.interrupted
+            or self.ended_at_end
         )
 
     def summary(self) -> dict[str, Any]:
@@ -155,6 +184,8 @@ class NightReport:
             "wall_seconds": round(self.wall_seconds, 3),
             "report": self.report,
             "backlog": self.backlog,
+            "night_end": self.night_end,
+            "stopped_at_end": self.ended_at_end,
         }
 
 
@@ -178,11 +209,26 @@ def section(report: NightReport) -> str:
     )
     if report.interrupted:
         lines.append(f"Resumed after {report.interrupted} interrupted run(s).")
-    if report.backlog:
+    if report.started_late and report.night_end:
         lines.append(
-            f"Backlog: {report.backlog} conversations not yet synthesized; the next nights "
-            "take them, oldest first."
+            f"This night started after its end ({_clock(report.night_end)}), the machine "
+            "off or asleep through its window: it read Raw/ and left the model work for the "
+            "next night. To do it now: dreaming synthesize; to have it done, set schedule "
+            "to an hour the machine is on."
         )
+    elif report.ended_at_end and report.night_end:
+        left = sum(s.left for s in report.stages)
+        what = f"{left} units left" if left else "the backlog left"
+        lines.append(
+            f"Stopped at the night's end ({_clock(report.night_end)}): {what}; the next "
+            "night resumes there."
+        )
+    if report.backlog_said:
+        # Our own words (numbers, the order, a validated date): no escaping, which would
+        # show setting names as backlog\_since.
+        lines.append(f"Backlog: {report.backlog_said}")
+    elif report.backlog:
+        lines.append(f"Backlog: {report.backlog} conversations not yet synthesized.")
     if report.model_unavailable:
         lines.append(f"Stopped: the model could not load: {_plain(report.model_unavailable)}")
     if report.budget_spent:
@@ -226,6 +272,11 @@ def section(report: NightReport) -> str:
         lines += ["", "### The wiki now", "", *(_plain(x) for x in report.quality.splitlines())]
     lines += ["", "### Stages", "", _stage_table(report)]
     return "\n".join(lines) + "\n"
+
+
+def _clock(moment: str) -> str:
+    """HH:MM of an ISO local time."""
+    return moment[11:16]
 
 
 def _ingest_line(i: IngestReport) -> str:

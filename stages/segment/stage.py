@@ -101,6 +101,9 @@ class SegmentStage:
     def units(self, ctx: StageContext) -> Iterator[Unit]:
         chunking = ctx.policy.page("Chunking").checksum
         for conv in conversations.by_updated(ctx.ledger):
+            if conv.id in ctx.waiting:
+                # Left for a later round or night: the backlog goes in the person's order.
+                continue
             yield Unit(
                 key=conv.id,
                 input_hash=input_hash(conv.content_sha, chunking, ctx.settings.model),

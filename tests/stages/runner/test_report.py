@@ -86,11 +86,34 @@ def test_a_backlog_left_after_the_run_is_said_and_kept_in_the_summary() -> None:
     report = a_night()
     assert "Backlog" not in render(report, None)
     report.backlog = 480
+    assert "Backlog: 480 conversations not yet synthesized." in render(report, None)
+    report.backlog_said = "480 conversations not yet synthesized (9,600 messages), newest first."
     assert (
-        "Backlog: 480 conversations not yet synthesized; the next nights take them, oldest "
-        "first." in render(report, None)
+        "Backlog: 480 conversations not yet synthesized (9,600 messages), newest first.\n"
+        in render(report, None)
     )
     assert report.summary()["backlog"] == 480
+
+
+def test_a_night_stopped_at_its_end_says_when_and_what_it_left() -> None:
+    report = a_night()
+    report.night_end = "2026-03-04T07:00:00"
+    report.stages[0].left = 3
+    report.ended_at_end = True
+    assert "Stopped at the night's end (07:00): 3 units left; the next night resumes there." in (
+        render(report, None)
+    )
+    assert report.summary()["stopped_at_end"] is True
+    assert report.summary()["night_end"] == "2026-03-04T07:00:00"
+
+
+def test_a_night_begun_after_its_end_says_why_nothing_ran_and_what_to_do() -> None:
+    report = a_night()
+    report.night_end = "2026-03-04T07:00:00"
+    report.started_late = True
+    text = render(report, None)
+    assert "This night started after its end (07:00)" in text
+    assert "set schedule to an hour the machine is on" in text
 
 
 def test_an_edit_refused_for_two_reasons_is_one_noop() -> None:

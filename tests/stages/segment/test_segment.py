@@ -330,6 +330,16 @@ def test_units_come_least_recently_updated_first(vault: Vault, ledger: Ledger) -
     assert [u.key for u in SegmentStage().units(ctx)] == [earlier, later]
 
 
+def test_a_conversation_the_night_s_round_leaves_waiting_is_not_listed(
+    vault: Vault, ledger: Ledger
+) -> None:
+    later = store(vault, ledger, "later", BREAD)
+    earlier = store(vault, ledger, "earlier", TWO_TOPICS)
+    ctx = context(vault, ledger, Recorder(same_topic_unless(NEW_SUBJECT)))
+    ctx.waiting = frozenset({earlier})
+    assert [u.key for u in SegmentStage().units(ctx)] == [later]
+
+
 @pytest.mark.model
 @pytest.mark.timeout(600)
 def test_the_tiny_real_model_gives_valid_covering_chunks_or_fails_cleanly(

@@ -1,0 +1,127 @@
+"""A night takes the backlog a slice at a time: each round, the next conversations in the
+person's order (`backlog_order`, `backlog_since`) go through every stage.
+
+The stages are ordered by kind (every SEGMENT before any EXTRACT…), so a night handed a
+year of history whole would spend its hours segmenting and extracting it and write no
+article before the last of it was done, many nights later. In rounds, the first morning
+already has the articles of the newest conversations, and a night stopped by its end
+leaves whole conversations behind, not a half-done stage.
+
+SEGMENT is the gate: it skips the conversations a round leaves `waiting`, and every later
+stage works only on what SEGMENT made. Only conversations SEGMENT never did wait: one it
+did and that grew, or whose chunks EXTRACT has not finished, is ordinary work and goes on.
+A round's size is what fits in the time left at the pace measured (this night's rounds
+first, else the recent nights'); with no pace yet, a small first round measures it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from time import monotonic
+
+from dreaming.config import Settings
+from dreaming.ledger import Ledger, runs, work
+from dreaming.nights.backlog import RECENT_NIGHTS, pace
+from dreaming.nights.order import ordered, take
+
+FIRST_ROUND = 4
+"""Conversations in a round when no pace is known: small, so that the night has measured
+one before it commits to more, and the first articles come early."""
+MOST_A_ROUND = 20
+"""The most conversations in one round: a round is also how long a new conversation's
+articles wait for the ones before it (20 at ~90 s each is half an hour of a CPU night)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    waiting: frozenset[str]
+    """Conversations SEGMENT skips this round (the rest of the backlog, and what
+    `backlog_since` holds back)."""
+    taken: int
+    """Backlog conversations this round offers SEGMENT."""
+
+
+@dataclass
+class Rounds:
+    """The night's rounds, and what they took out of the backlog at what cost."""
+
+    ledger: Ledger
+    settings: Settings
+    until: datetime | None = None
+    clock: Callable[[], datetime] = datetime.now
+    limit: int | None = None
+    """A person's `--limit`: one round of at most that many."""
+    whole: bool = False
+    """One round of everything due (a run of one stage, or `--since-policy`)."""
+    offered: set[str] = field(default_factory=set)
+    """Backlog conversations already offered to SEGMENT this night: one that failed is
+    not offered again before the next night."""
+    count: int = 0
+    started: float = 0.0
+    size: tuple[int, int] = (0, 0)
+    """(conversations, messages) of the backlog when the stages began."""
+
+    def begin(self) -> None:
+        """Mark where the stages begin (after INGEST): the pace is measured from here."""
+        self.started = monotonic()
+        self.size = _size(self.ledger)
+
+    def next(self, model_seconds: float) -> Round | None:
+        """The next round, or None when the backlog holds nothing more for this night
+        (a first round always runs: it does the ordinary work too)."""
+        if self.count and (self.whole or self.limit is not None):
+            return None
+        rows = work.backlog_rows(self.ledger)
+        found = ordered(rows, self.settings.backlog_order, self.settings.backlog_since)
+        fresh = [r for r in found.first if not r.segmented and r.id not in self.offered]
+        if self.count and not fresh:
+            return None
+        self.count += 1
+        if self.whole or self.limit is not None:
+            chosen = fresh if self.limit is None else fresh[: self.limit]
+        else:
+            chosen = self._fitting(fresh, model_seconds)
+        self.offered |= {r.id for r in chosen}
+        chosen_ids = {r.id for r in chosen}
+        waiting = frozenset(r.id for r in rows if not r.segmented and r.id not in chosen_ids)
+        return Round(waiting, len(chosen))
+
+    def more(self) -> bool:
+        """Whether the backlog holds conversations this night never offered to SEGMENT."""
+        rows = work.backlog_rows(self.ledger)
+        found = ordered(rows, self.settings.backlog_order, self.settings.backlog_since)
+        return any(not r.segmented and r.id not in self.offered for r in found.first)
+
+    def taken(self, model_seconds: float, calls: int) -> runs.RunPace:
+        """What the night took out of the backlog so far, and at what cost."""
+        conversations, messages = _size(self.ledger)
+        return runs.RunPace(
+            max(0, self.size[0] - conversations),
+            max(0, self.size[1] - messages),
+            model_seconds,
+            monotonic() - self.started if self.started else 0.0,
+            calls,
+        )
+
+    def _fitting(self, fresh: list[work.BacklogRow], model_seconds: float) -> list[work.BacklogRow]:
+        # The pace of this night's rounds so far, else of the recent nights.
+        so_far = self.taken(model_seconds, 0)
+        measured = [so_far] if so_far.messages else runs.measured(self.ledger, RECENT_NIGHTS)
+        found = pace(measured)
+        if found is None or found.messages <= 0:
+            return fresh[:FIRST_ROUND]
+        limits: list[tuple[float, float]] = []
+        if self.until is not None:
+            left = (self.until - self.clock()).total_seconds()
+            limits.append((found.wall_seconds / found.messages, left))
+        budget = self.settings.max_model_seconds
+        if budget is not None:
+            limits.append((found.model_seconds / found.messages, budget - model_seconds))
+        return take(fresh, limits, most=MOST_A_ROUND)
+
+
+def _size(ledger: Ledger) -> tuple[int, int]:
+    rows = work.backlog_rows(ledger)
+    return len(rows), sum(r.messages for r in rows)
