@@ -68,6 +68,12 @@ class App:
         self.unload_model()
         self._settings = replace(self.settings, model=spec)
 
+    def use_settings(self, **given: str | None) -> None:
+        """The vault's settings with a command's options over them (None: not given),
+        each checked as the config file's are: a bad one is one line naming it."""
+        if any(v is not None for v in given.values()):
+            self._settings = load_settings(self.vault.root, **given)
+
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:

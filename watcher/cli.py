@@ -96,7 +96,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
-    from dreaming.checks.status import reclaimable
+    from dreaming.checks.status import backlog_doc, reclaimable
     from dreaming.checks.status import status as get_status
     from dreaming.policy.pages import policy_problems
 
@@ -105,6 +105,7 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     doc["vault"] = str(app.vault.root)
     doc["reclaimable"], doc["reclaim_kept"] = reclaimable(app.ledger, app.vault)
     doc["policy_problems"] = policy_problems(app.vault)
+    doc["backlog_estimate"] = backlog_doc(app.ledger, app.settings)
     doc["watcher"] = watcher_doc(app.vault)
     if as_json:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
@@ -167,6 +168,21 @@ def audit(vault_path: Path | None, as_json: bool) -> None:
     default=None,
     help="Only the units the Meta page PAGE governs that ran under another version of it.",
 )
+@click.option(
+    "--until",
+    metavar="HH:MM",
+    default=None,
+    help="Stop at a unit boundary by this local time (a night by hand has no end otherwise).",
+)
+@click.option(
+    "--since", metavar="DATE", default=None, help="Only backlog conversations since DATE."
+)
+@click.option(
+    "--order",
+    type=click.Choice(["newest", "oldest"]),
+    default=None,
+    help="Which end of the backlog goes first (default: the backlog_order setting).",
+)
 @click.option("--now", is_flag=True, help="Through the running watcher, else here (saying so).")
 # The watcher's own night child: it must not hand the night back to the watcher.
 @click.option("--here", is_flag=True, hidden=True)
@@ -177,16 +193,27 @@ def synthesize(
     dry_run: bool,
     limit: int | None,
     since_policy: str | None,
+    until: str | None,
+    since: str | None,
+    order: str | None,
     now: bool,
     here: bool,
 ) -> None:
     """Run the night now: INGEST, then every stage, then the run report in Log/.
 
-    While a watcher runs for the vault, the night runs there (never a second writer)."""
+    While a watcher runs for the vault, the night runs there (never a second writer).
+    A night started here is not cut by night_ends: a person who asks for one now wants
+    it done; --until HH:MM gives it an end."""
+    from datetime import datetime
+
+    from dreaming.nights.window import until as until_time
     from stages.runner.pipeline import run_night
 
     app = command_app(vault_path)
-    request = NightRequest("requested", only, limit, spec, since_policy)
+    # Checked here, before a watcher is asked: a bad value is one line, and no night.
+    end = None if until is None else until_time(until, datetime.now())
+    app.use_settings(backlog_since=since, backlog_order=order)
+    request = NightRequest("requested", only, limit, spec, since_policy, until, since, order)
     if not (dry_run or here) and through_watcher(app.vault, request, now):
         return
     # SIGTERM (the watcher stopping, a service manager) ends the night at a unit boundary.
@@ -220,6 +247,7 @@ def synthesize(
                 progress=progress,
                 since_policy=since_policy,
                 stop=stopping.is_set,
+                until=end,
             )
     else:
         report = run_night(
@@ -229,6 +257,7 @@ def synthesize(
             dry_run=dry_run,
             since_policy=since_policy,
             stop=stopping.is_set,
+            until=end,
         )
     if dry_run:
         _print_plan(report)
@@ -401,12 +430,11 @@ def _print_status(doc: StatusDoc) -> None:
         freed = sum(r["bytes"] for r in reclaimable)
         again = f"dreaming reclaim --vault {shlex.quote(shown(doc['vault']))}"
         out.print(f"  {again} removes them ({freed:,} bytes); --dry-run lists first", markup=False)
-    if doc["backlog"]:
-        out.print(
-            f"Backlog: {counted(doc['backlog'], 'conversation')} not yet synthesized; "
-            "the nights take them "
-            "oldest first (to start now: dreaming synthesize --limit N)"
-        )
+    said = doc["backlog_estimate"]["said"] if "backlog_estimate" in doc else ""
+    if said:
+        out.print(f"Backlog: {said} (To start now: dreaming synthesize --limit N.)", markup=False)
+    elif doc["backlog"]:
+        out.print(f"Backlog: {counted(doc['backlog'], 'conversation')} not yet synthesized")
     if doc["model_usage"]:
         table = Table("stage", "calls", "prompt tok", "cached tok", "gen tok", "s", box=None)
         for stage, u in doc["model_usage"].items():
@@ -437,6 +465,12 @@ def _print_status(doc: StatusDoc) -> None:
             out.print(
                 f"  {done} units done, {run['failures']} failures, {run['noops']} no-ops, "
                 f"{run['model_calls']} model calls, {run['commits']} commits"
+            )
+        end = run["summary"].get("night_end")
+        if run["summary"].get("stopped_at_end") and isinstance(end, str):
+            out.print(
+                f"  stopped at the night's end ({end[11:16]}); the next night resumes there",
+                markup=False,
             )
 
 

@@ -102,13 +102,15 @@ def _request(doc: object) -> NightRequest | None:
     if not isinstance(doc, dict):
         return None
     stage, limit, model = doc.get("stage"), doc.get("limit"), doc.get("model")
-    since_policy = doc.get("since_policy")
+    since_policy, until, since = doc.get("since_policy"), doc.get("until"), doc.get("since")
+    order = doc.get("order")
     if not (
-        all(v is None or isinstance(v, str) for v in (stage, model, since_policy))
+        all(v is None or isinstance(v, str) for v in (stage, model, since_policy, until, since))
         and (limit is None or (isinstance(limit, int) and limit >= 0))
+        and order in (None, "newest", "oldest")
     ):
         return None
-    return NightRequest("requested", stage, limit, model, since_policy)
+    return NightRequest("requested", stage, limit, model, since_policy, until, since, order)
 
 
 def _mtime(path: Path) -> float:

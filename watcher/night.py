@@ -42,12 +42,26 @@ class NightRequest:
     limit: int | None = None
     model: str | None = None
     since_policy: str | None = None
+    until: str | None = None
+    """When the night must stop: HH:MM (a person's `--until`), or the local time a
+    scheduled night's `night_ends` falls on (the scheduler's `dated`)."""
+    since: str | None = None
+    """`--since DATE`: the backlog from then on only, for this night."""
+    order: str | None = None
+    """`--order newest|oldest` for this night."""
 
     def args(self) -> list[str]:
         found = [] if self.stage is None else ["--stage", self.stage]
         found += [] if self.limit is None else ["--limit", str(self.limit)]
         found += [] if self.since_policy is None else ["--since-policy", self.since_policy]
-        return found + ([] if self.model is None else ["--model", self.model])
+        found += [] if self.model is None else ["--model", self.model]
+        for flag, value in (
+            ("--until", self.until),
+            ("--since", self.since),
+            ("--order", self.order),
+        ):
+            found += [] if value is None else [flag, value]
+        return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,11 @@ second start does not run it again. A vault without the file is a new install: t
 file records now as the baseline and nothing is caught up.
 
 Nights never overlap: scheduled, caught up or requested, each holds one lock.
+
+A scheduled or caught-up night is handed its end (`night_ends`, the same morning): it
+stops there at a unit boundary. One caught up after its window closed gets an end
+already past, so the model work waits for the next night instead of the working day. A
+night a person asks for keeps what they asked (`--until`, or no end).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
@@ -24,6 +30,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from dreaming.errors import RefusedFileError
+from dreaming.nights.window import night_end
 from dreaming.vault import Vault, write_atomic
 from dreaming.vault.checksums import current_checksum
 from dreaming.vault.files import MAX_STATE_BYTES, read_bytes
@@ -56,8 +63,13 @@ class NightScheduler:
         *,
         on_next: Callable[[datetime | None], None] | None = None,
         poll: float = POLL_SECONDS,
+        night_ends: str | None = None,
+        clock: Callable[[], datetime] = datetime.now,
     ) -> None:
         self.vault = vault
+        self.schedule = schedule
+        self.night_ends = night_ends
+        self._clock = clock
         self.trigger = cron_trigger(schedule)
         self._night = night
         self._on_next = on_next
@@ -126,7 +138,18 @@ class NightScheduler:
         missed = self.trigger.get_next_fire_time(None, last + timedelta(microseconds=1))
         return missed is not None and missed <= now
 
+    def dated(self, request: NightRequest) -> NightRequest:
+        """`request` as its night runs: a scheduled or caught-up night with its end, the
+        `night_ends` after the last scheduled time (the local clock, to the second)."""
+        if request.reason not in ("scheduled", "catch-up") or self.night_ends is None:
+            return request
+        end = night_end(self._clock(), self.schedule, self.night_ends)
+        return replace(request, until=end.isoformat(timespec="seconds"))
+
     def _run(self, request: NightRequest) -> NightResult:
+        # The end belongs to the night, not to when it got to run: one that waits for
+        # another run's lock still stops at the same hour.
+        request = self.dated(request)
         with self._one_night:
             if self._stop.is_set():
                 return NightResult("skipped", "not run: the watcher is stopping")

@@ -81,7 +81,11 @@ def serve(
             return runner.running() or run_lock_holder(vault) is not None
 
         scheduler = NightScheduler(
-            vault, app.settings.schedule, night, on_next=heartbeat.next_night
+            vault,
+            app.settings.schedule,
+            night,
+            on_next=heartbeat.next_night,
+            night_ends=app.settings.night_ends,
         )
         restore = _on_signals(stop)
         try:

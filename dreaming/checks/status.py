@@ -4,6 +4,7 @@
 # from annotations evaluated when the class is made.
 from typing import Any, NotRequired, TypedDict
 
+from dreaming.config import Settings
 from dreaming.ledger import (
     Ledger,
     article_index,
@@ -15,6 +16,7 @@ from dreaming.ledger import (
 )
 from dreaming.ledger.model_calls import StageUsage
 from dreaming.ledger.runs import RunKind, RunStatus
+from dreaming.nights.backlog import backlog, described
 from dreaming.raw.reclaimable import examine
 from dreaming.vault import Vault
 
@@ -70,6 +72,31 @@ class RunDoc(TypedDict):
     failures: int
 
 
+class BacklogDoc(TypedDict):
+    """What the backlog will take (`dreaming.nights`): None where no night measured a pace."""
+
+    conversations: int
+    """What the nights will take (the conversations `backlog_since` holds back not
+    counted; `backlog` counts every one)."""
+    messages: int
+    held: int
+    """Conversations updated before `backlog_since`: they wait."""
+    order: str
+    since: str | None
+    model_seconds: float | None
+    """The backlog in model time at the measured pace."""
+    nights: int | None
+    """Nights of the window (schedule to night_ends) and budgets it takes at that pace."""
+    bound: str | None
+    """What ends those nights first: night_ends, max_model_seconds or max_model_calls."""
+    seconds_a_conversation: float | None
+    """Model seconds a conversation as the measured nights averaged them."""
+    measured_nights: int
+    """How many recent nights the pace is measured over (0: no estimate)."""
+    said: str
+    """All of it in a few plain sentences, as `status` and the run report say it."""
+
+
 class StatusDoc(TypedDict):
     """`dreaming status --json`: a stable interface for scripts; add keys, never rename."""
 
@@ -98,6 +125,8 @@ class StatusDoc(TypedDict):
     reclaimable: NotRequired[list[ReclaimableDoc]]
     """Added by the command, which reads the Raw files (`reclaimable`): what `dreaming
     reclaim` would remove now."""
+    backlog_estimate: NotRequired[BacklogDoc]
+    """Added by the command, which reads the settings (the window, budgets, order)."""
     reclaim_kept: NotRequired[list[FileNoteDoc]]
     """Added by the command: the files the ledger calls superseded that `dreaming reclaim`
     would keep, each with why (bytes no newer copy holds, a change since ingest)."""
@@ -129,6 +158,26 @@ def status(ledger: Ledger) -> StatusDoc:
         "backlog": work.backlog(ledger),
         "last_run": last_run(ledger),
         "model_usage": model_usage(ledger),
+    }
+
+
+def backlog_doc(ledger: Ledger, settings: Settings) -> BacklogDoc:
+    found = backlog(ledger, settings)
+    e = found.estimate
+    return {
+        "conversations": found.conversations,
+        "messages": found.messages,
+        "held": found.held,
+        "order": found.order,
+        "since": found.since,
+        "model_seconds": None if e.model_seconds is None else round(e.model_seconds, 1),
+        "nights": e.nights,
+        "bound": e.bound,
+        "seconds_a_conversation": (
+            None if e.seconds_a_conversation is None else round(e.seconds_a_conversation, 1)
+        ),
+        "measured_nights": 0 if e.pace is None else e.pace.nights,
+        "said": described(found),
     }
 
 

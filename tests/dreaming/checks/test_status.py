@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from dreaming.accounting import metered
 from dreaming.checks.status import (
+    BacklogDoc,
     FileNoteDoc,
     FilesDoc,
     ReclaimableDoc,
@@ -62,9 +63,49 @@ def test_the_status_document_has_the_declared_keys(vault: Vault, ledger: Ledger)
     assert {k for r in doc["reclaim_kept"] for k in r} == keys(FileNoteDoc)
     assert set(doc["last_run"]) == keys(RunDoc)
     assert {k for u in doc["model_usage"].values() for k in u} == keys(StageUsage)
+    assert set(doc["backlog_estimate"]) == keys(BacklogDoc)
 
 
 def test_only_what_the_command_reads_outside_the_ledger_is_optional() -> None:
     assert StatusDoc.__optional_keys__ == frozenset(
-        {"vault", "policy_problems", "watcher", "reclaimable", "reclaim_kept"}
+        {"vault", "policy_problems", "watcher", "reclaimable", "reclaim_kept", "backlog_estimate"}
     )
+
+
+def test_status_says_the_backlog_has_no_estimate_before_any_night_measured_one(
+    vault: Vault, ledger: Ledger
+) -> None:
+    busy_vault(vault, ledger)
+    result = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "Backlog: 1 conversation not yet synthesized (3 messages), newest first." in flat
+    assert "No night has measured its pace yet, so there is no estimate yet" in flat
+    doc = json.loads(
+        CliRunner().invoke(cli, ["status", "--vault", str(vault.root), "--json"]).output
+    )
+    estimate = doc["backlog_estimate"]
+    assert (estimate["conversations"], estimate["messages"]) == (1, 3)
+    assert (estimate["model_seconds"], estimate["nights"]) == (None, None)
+
+
+def test_status_estimates_the_backlog_in_model_time_and_nights_from_the_last_nights(
+    vault: Vault, ledger: Ledger
+) -> None:
+    busy_vault(vault, ledger)
+    # One night took 10 conversations of 100 messages in 900 s of model time, 1,000 s on
+    # the clock.
+    runs.record_pace(ledger, "n1", runs.RunPace(10, 100, 900.0, 1000.0, 300))
+    (vault.state / "config.toml").write_text('schedule = "03:00"\nnight_ends = "03:01"\n')
+    result = CliRunner().invoke(cli, ["status", "--vault", str(vault.root), "--json"])
+    estimate = json.loads(result.output)["backlog_estimate"]
+    assert estimate["model_seconds"] == 27.0, "3 messages at 9 s"
+    assert estimate["nights"] == 1
+    assert estimate["seconds_a_conversation"] == 90.0
+    assert estimate["measured_nights"] == 1
+    shown = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)]).output
+    flat = " ".join(shown.split())
+    assert "At the pace of the last night (9.0 s of model time a message, 90 s a conversation)" in (
+        flat
+    )
+    assert "about 27 s of model time, about 1 night of 03:00-03:01." in flat
