@@ -35,7 +35,7 @@ from typing import Literal
 from dreaming.article import Article, Part, check, claims, normalize, parse, stem_for_title
 from dreaming.article.document import NOTES, REFERENCES, SEE_ALSO, tail_rank
 from dreaming.article.fences import detect_eol
-from dreaming.article.markup import conv_hashes, definitions, markers, parse_footnote, words
+from dreaming.article.markup import MARKER, conv_hashes, definitions, markers, parse_footnote, words
 from dreaming.article.queries import article_markers, footnote_defs, prose
 from dreaming.article.reconcile import date_block, names_in
 from dreaming.article.sections import add_section, replace_section
@@ -235,12 +235,22 @@ def _revised(
     k = len(target.labels)
     excerpts = _excerpts(sources, k + 1)
     mode: Mode = "add"
+    dates = {str(f.number): f.date for f in footnote_defs(article)}
+    newest = max((dates.get(label, "") for label in MARKER.findall(target.split.intro)), default="")
+    told = max((s.day for s in sources), default="")
+    # The delta is older than what the section says (a history the nights take newest
+    # first): it cannot correct it, only be the position that held before.
+    older = bool(told and newest and told < newest)
     if target.split.intro and not ask.yes(
         prompt.CONFLICT_SYSTEM, prompt.agrees(show_markers(target.split.intro, {}), excerpts)
     ):
         shown = show_markers(target.split.intro, {lb: i for i, lb in enumerate(target.labels, 1)})
-        said = ask.answer(
-            prompt.KIND_SYSTEM, prompt.kind(title, target.heading, shown, excerpts), KIND
+        said = (
+            "changed"
+            if older
+            else ask.answer(
+                prompt.KIND_SYSTEM, prompt.kind(title, target.heading, shown, excerpts), KIND
+            )
         )
         mode = "mistake" if said == "mistake" else "changed"
     if mode == "mistake":
@@ -251,10 +261,18 @@ def _revised(
     if not paras:
         return None
     intro = target.split.intro
-    if mode == "changed":
-        dates = {str(f.number): f.date for f in footnote_defs(article)}
-        intro = date_block(intro, dates, names_in([article.lead, intro]))
     eol = article.eol
+    if mode == "changed":
+        if older:
+            # The older position is the one that no longer holds: dated and put before
+            # the section's text, which stands as written; the page reads as if the
+            # conversations had come in order.
+            days = {label: s.day for s, label in zip(sources, fresh, strict=True)}
+            names = names_in([article.lead, *paras])
+            before = (eol + eol).join(date_block(p, days, names) for p in paras)
+            body = f"{before}{eol}{eol}{intro.lstrip()}" if intro.strip() else before
+            return _Change(target.heading, join_body(target.split, body, eol))
+        intro = date_block(intro, dates, names_in([article.lead, intro]))
     added = (eol + eol).join(paras)
     body = f"{intro.rstrip()}{eol}{eol}{added}" if intro.strip() else added
     return _Change(target.heading, join_body(target.split, body, eol))

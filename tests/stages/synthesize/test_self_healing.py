@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dreaming.article import build, parse
 from dreaming.article.markup import Footnote
 from dreaming.ledger import Ledger, woven
@@ -111,3 +113,42 @@ def test_an_earlier_mistake_is_corrected_silently_with_no_history_line(
     assert "whole rye flour" in feeding.body
     assert "white flour" not in feeding.body
     assert article.section("History") is None
+
+
+@pytest.mark.parametrize("kind", ["changed", "mistake"])
+def test_an_older_position_arriving_after_a_newer_one_is_dated_and_the_newer_stands(
+    vault: Vault, ledger: Ledger, kind: str
+) -> None:
+    """A history taken newest first: the article was made from February's conversation,
+    and January's arrives after it. January's position is the one that no longer holds:
+    it is dated and goes before the section's text, which stays as it was; an older
+    conversation never corrects a newer one as a mistake."""
+    first = seed(ledger, SWITCH)
+    text = build(
+        "Sourdough Starter",
+        lead="A sourdough starter is a culture of flour and water.[^1]",
+        sections=[("Feeding", "The person feeds the starter whole rye flour.[^1]")],
+        infobox={"kind": "thing"},
+        footnotes=[Footnote(1, SWITCH.hash8, "2026-02-07", "claude", SWITCH.label)],
+    )
+    path = vault.articles / "Sourdough_Starter.md"
+    path.write_text(text, encoding="utf-8")
+    with ledger.transaction():
+        woven.record(ledger, "Sourdough_Starter", [first], "earlier", "2026-02-07T10:00:00+00:00")
+    older = seed(ledger, FLOUR)
+    story(ledger, "feeding the starter", [older])
+    article_subject(ledger, "sourdough starter", "Sourdough_Starter", [older])
+    editor = Editor(
+        route={"Feeding"},
+        drafts={"Feeding": "The person feeds the starter white flour."},
+        corrections={"Feeding": "The person feeds the starter white flour.[2]"},
+        conflict="yes",
+        kind=kind,
+    )
+    night(vault, ledger, editor)
+    feeding = parse(path.read_text(encoding="utf-8")).section("Feeding")
+    assert feeding is not None
+    assert feeding.body == (
+        "As of January 2026, the person feeds the starter white flour.[^2]\n\n"
+        "The person feeds the starter whole rye flour.[^1]"
+    )
