@@ -132,3 +132,13 @@ def measured(ledger: Ledger, nights: int = 5) -> list[RunPace]:
             (nights,),
         )
     ]
+
+
+def pace_of(ledger: Ledger, run_id: str) -> RunPace | None:
+    """The pace one run recorded (None: none recorded, as before the ledger kept it)."""
+    row = ledger.db.execute(
+        "SELECT taken_conversations, taken_messages, model_seconds, stage_seconds, calls "
+        "FROM runs WHERE id = ? AND taken_conversations IS NOT NULL",
+        (run_id,),
+    ).fetchone()
+    return None if row is None else RunPace(*row)

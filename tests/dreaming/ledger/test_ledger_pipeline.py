@@ -139,7 +139,9 @@ def test_a_run_s_pace_is_kept_and_the_recent_nights_that_took_conversations_are_
     found = runs.measured(ledger, nights=2)
     assert [p.conversations for p in found] == [2, 5], "newest first; none that took nothing"
     assert found[0] == runs.RunPace(2, 20, 18.0, 10.0, 7)
-    assert runs.get(ledger, "n1") is not None
+    assert runs.pace_of(ledger, "n1") == runs.RunPace(0, 0, 0.0, 10.0, 7)
+    runs.put(ledger, Run("old", "night", NOW, None, "running"))
+    assert runs.pace_of(ledger, "old") is None
 
 
 # --- chunks ---------------------------------------------------------------------
