@@ -60,7 +60,10 @@ def serve(
             console.print(f"{stamp} {shown(line)}", markup=False, style="red" if problem else None)
 
         def night(request: NightRequest) -> NightResult:
-            say(f"night started ({request.reason})")
+            until = request.until
+            # HH:MM of a person's --until or of the full local time a scheduled night gets.
+            ends = "" if until is None else f", ends by {until.partition('T')[2][:5] or until[:5]}"
+            say(f"night started ({request.reason}{ends})")
             heartbeat.night_started()
             try:
                 result = runner.run(request, lambda why: say(why))
