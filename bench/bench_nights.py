@@ -47,6 +47,7 @@ from dreaming.nights.backlog import RECENT_NIGHTS, backlog, pace  # noqa: E402
 from dreaming.vault.scaffold import init_vault  # noqa: E402
 from stages.jobs.ingest import ingest  # noqa: E402
 from stages.runner.pipeline import run_night  # noqa: E402
+from stages.runner.report import NightReport  # noqa: E402
 from tests.rule_model import answer  # noqa: E402
 from watcher.app import App  # noqa: E402
 
@@ -105,22 +106,35 @@ SMALLEST = 40_000
 alone, a cut-off start), no dialogue to synthesize."""
 
 
-def sessions(corpus: Path, count: int) -> list[Path]:
-    """The smallest `count` main Claude Code sessions with dialogue (no subagent files)."""
+def sessions(corpus: Path, count: int, subagents: bool) -> list[Path]:
+    """The smallest `count` Claude Code sessions with dialogue: the main sessions, and
+    with `subagents` the subagents' files too (each its own conversation)."""
     found = [
         p
         for p in (corpus / "claude-code").rglob("*.jsonl")
-        if "subagents" not in p.parts
-        and not p.name.startswith("agent-")
+        if (subagents or ("subagents" not in p.parts and not p.name.startswith("agent-")))
         and p.stat().st_size >= SMALLEST
     ]
     return sorted(found, key=lambda p: p.stat().st_size)[:count]
 
 
+def _stages(report: NightReport) -> str:
+    """Per stage: units done (and left), model seconds."""
+    return "; ".join(
+        f"{s.stage} {s.done}"
+        + (f" ({s.left} left)" if s.left else "")
+        + f" {report.usage[s.stage]['seconds'] if s.stage in report.usage else 0.0:.1f} s"
+        for s in report.stages
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the shared corpus folder")
-    parser.add_argument("--count", type=int, default=10, help="Claude Code sessions to use")
+    parser.add_argument("--count", type=int, default=16, help="Claude Code sessions to use")
+    parser.add_argument(
+        "--subagents", action="store_true", help="the subagents' files too (more, smaller)"
+    )
     parser.add_argument("--night1", type=float, default=60.0, help="night one's seconds")
     parser.add_argument("--window", type=int, default=60, help="a night's window, seconds")
     parser.add_argument("--order", choices=["newest", "oldest"], default="newest")
@@ -130,7 +144,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="make the vault here and keep it")
     args = parser.parse_args()
     print(f"cpu: {cpu()}")
-    files = sessions(args.corpus, args.count)
+    files = sessions(args.corpus, args.count, args.subagents)
     if len(files) < 2:
         print(f"the corpus at {args.corpus} holds too few Claude Code sessions; pass --corpus")
         return 2
@@ -149,7 +163,8 @@ def main() -> int:
         root = args.keep or Path(tmp) / "vault"
         vault = init_vault(root).vault
         for f in files:
-            shutil.copy2(f, vault.raw / f"{f.parent.name}-{f.name}")
+            name = "-".join(f.relative_to(args.corpus / "claude-code").parts)
+            shutil.copy2(f, vault.raw / name)
         with Ledger(vault.ledger_path) as ledger:
             ingest(vault, ledger)
             convs = conversations.by_updated(ledger)
@@ -172,6 +187,7 @@ def main() -> int:
                   f"stopped at its end: {first.ended_at_end}")  # fmt: skip
             one = runs.pace_of(app.ledger, first.run_id)
             assert one is not None
+            print("  " + _stages(first))
             print(f"  took {one.conversations} conversations, {one.messages} messages: "
                   f"{one.model_seconds:.1f} s of model time, {one.stage_seconds:.1f} s of "
                   f"stages, {one.calls} calls")  # fmt: skip
@@ -188,6 +204,7 @@ def main() -> int:
             second = run_night(app)
             two = runs.pace_of(app.ledger, second.run_id)
             assert two is not None
+            print("  " + _stages(second))
             left = backlog(app.ledger, settings).conversations
             print(f"night two: took {two.conversations} conversations, {two.messages} "
                   f"messages: {two.model_seconds:.1f} s of model time, "

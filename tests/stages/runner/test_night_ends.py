@@ -193,3 +193,19 @@ def test_a_dry_run_plans_no_conversation_backlog_since_holds_back(
     with app_for(vault, tmp_path, backlog_since="2025-06-01") as app:
         plan = run_night(app, stages=(segment,), dry_run=True)
     assert sorted(plan.stages[0].plan) == ["2025-06-01", "2025-09-09", "2025-12-24"]
+
+
+def test_a_round_is_what_fits_in_the_time_left_at_the_last_nights_pace(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    dated_history(vault)
+    # A night before measured 10 s on the clock a message; each conversation here has 2
+    # messages, so 30 s before the end holds 1.5 of them: the round takes one.
+    runs.put(ledger, runs.Run("before", "night", "2026-02-01T03:00:00+00:00", None, "running"))
+    runs.record_pace(ledger, "before", runs.RunPace(1, 10, 90.0, 100.0, 30))
+    segment, later = ConversationStage(), AfterStage()
+    until = datetime(2026, 3, 1, 6, 30, 30)
+    with app_for(vault, tmp_path) as app:
+        run_night(app, stages=(segment, later), until=until, clock=lambda: EARLY)
+    assert later.ran[0] == DATES[-1], "the first round: the newest conversation alone"
+    assert sorted(later.ran[1:]) == sorted(DATES[:-1]), "then this night's own pace"
