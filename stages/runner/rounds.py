@@ -32,6 +32,11 @@ one before it commits to more, and the first articles come early."""
 MOST_A_ROUND = 20
 """The most conversations in one round: a round is also how long a new conversation's
 articles wait for the ones before it (20 at ~90 s each is half an hour of a CPU night)."""
+FILL = 0.7
+"""The share of the time left a round plans to use. A pace is good to a few tens of
+percent, so a round planned to fill the time exactly is cut half the time, leaving its
+later stages' work (and the cost of it) to the next night; planned at 70 %, the last
+rounds of a night get smaller and smaller and the end cuts little."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,7 @@ class Rounds:
     """Backlog conversations already offered to SEGMENT this night: one that failed is
     not offered again before the next night."""
     count: int = 0
+    """Rounds begun this night."""
     started: float = 0.0
     size: tuple[int, int] = (0, 0)
     """(conversations, messages) of the backlog when the stages began."""
@@ -106,19 +112,20 @@ class Rounds:
         )
 
     def _fitting(self, fresh: list[work.BacklogRow], model_seconds: float) -> list[work.BacklogRow]:
-        # The pace of this night's rounds so far, else of the recent nights.
+        # This night's rounds so far (the machine as it is tonight) with the recent nights
+        # (more conversations than a round or two: a steadier pace).
         so_far = self.taken(model_seconds, 0)
-        measured = [so_far] if so_far.messages else runs.measured(self.ledger, RECENT_NIGHTS)
-        found = pace(measured)
+        tonight = [so_far] if so_far.messages else []
+        found = pace(tonight + runs.measured(self.ledger, RECENT_NIGHTS))
         if found is None or found.messages <= 0:
             return fresh[:FIRST_ROUND]
         limits: list[tuple[float, float]] = []
         if self.until is not None:
             left = (self.until - self.clock()).total_seconds()
-            limits.append((found.wall_seconds / found.messages, left))
+            limits.append((found.wall_seconds / found.messages, left * FILL))
         budget = self.settings.max_model_seconds
         if budget is not None:
-            limits.append((found.model_seconds / found.messages, budget - model_seconds))
+            limits.append((found.model_seconds / found.messages, (budget - model_seconds) * FILL))
         return take(fresh, limits, most=MOST_A_ROUND)
 
 

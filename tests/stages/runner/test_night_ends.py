@@ -200,7 +200,8 @@ def test_a_round_is_what_fits_in_the_time_left_at_the_last_nights_pace(
 ) -> None:
     dated_history(vault)
     # A night before measured 10 s on the clock a message; each conversation here has 2
-    # messages, so 30 s before the end holds 1.5 of them: the round takes one.
+    # messages, so the 21 s a round plans to use of the 30 s left hold one (a round never
+    # plans to fill the time: its pace is an estimate).
     runs.put(ledger, runs.Run("before", "night", "2026-02-01T03:00:00+00:00", None, "running"))
     runs.record_pace(ledger, "before", runs.RunPace(1, 10, 90.0, 100.0, 30))
     segment, later = ConversationStage(), AfterStage()
