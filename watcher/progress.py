@@ -14,9 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -49,23 +48,35 @@ def _clock_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{seconds:02d}"
 
 
+def _took(task: Task) -> float:
+    """The row's time: until it was complete or stopped, else so far."""
+    took = task.finished_time if task.finished else task.elapsed
+    return took or 0.0
+
+
 def _rate(task: Task) -> float | None:
     """Units a second over the row's whole run. Not rich's own estimate: that forgets
     its samples whenever the total changes, and a download's total is refined as each
     package's size becomes known."""
-    elapsed = task.elapsed
-    return task.completed / elapsed if elapsed and task.completed else None
+    took = _took(task)
+    return task.completed / took if took and task.completed else None
 
 
 class _Time(ProgressColumn):
-    """Time left while a row runs (where its rate tells), how long it took once over."""
+    """How long a row took once it is over; while it runs, the time left where its rate
+    tells (bytes: `eta`), else the time so far (a night's units differ too much in
+    length for one unit's time to foretell the next's)."""
+
+    def __init__(self, *, eta: bool) -> None:
+        super().__init__()
+        self.eta = eta
 
     def render(self, task: Task) -> Text:
         if task.finished or task.stop_time is not None:
-            return Text(f"in {_clock_text(task.elapsed or 0)}", style="progress.elapsed")
-        rate = _rate(task)
+            return Text(f"in {_clock_text(_took(task))}", style="progress.elapsed")
+        rate = _rate(task) if self.eta else None
         if rate is None or task.total is None:
-            return Text(_clock_text(task.elapsed or 0), style="progress.elapsed")
+            return Text(_clock_text(_took(task)), style="progress.elapsed")
         left = max(0.0, task.total - task.completed) / rate
         return Text(f"{_clock_text(left)} left", style="progress.remaining")
 
@@ -94,6 +105,29 @@ class _Rate(ProgressColumn):
 
 
 BYTE_PHASES: tuple[Phase, ...] = ("download", "assemble")
+
+
+class _Rows:
+    """The rows of one rich Progress by key, each stopped once (its time then stays)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.ids: dict[str, TaskID] = {}
+        self.over: set[TaskID] = set()
+
+    def add(self, key: str, total: int | None, **fields: Any) -> TaskID:
+        self.end_all()
+        self.ids[key] = self.progress.add_task(key, total=total, **fields)
+        return self.ids[key]
+
+    def end(self, row: TaskID) -> None:
+        if row not in self.over:
+            self.over.add(row)
+            self.progress.stop_task(row)
+
+    def end_all(self) -> None:
+        for row in self.ids.values():
+            self.end(row)
 
 
 class InstallRecord:
@@ -146,26 +180,24 @@ class InstallBar:
             BarColumn(bar_width=24),
             _Amount(),
             _Rate(),
-            _Time(),
+            _Time(eta=True),
             console=console,
             get_time=clock,
         )
         self.record = InstallRecord(clock)
-        self.rows: dict[Phase, TaskID] = {}
+        self.rows = _Rows(self.progress)
 
     def __call__(self, step: Step) -> None:
         starts = self.record.seen(step)
         if step.phase == "note":
             return  # the summary line says what a note would
         if starts:
-            for row in self.rows.values():
-                self.progress.stop_task(row)
-            self.rows[step.phase] = self.progress.add_task(
-                step.phase, total=step.total, bytes=step.phase in BYTE_PHASES, note=""
-            )
-        note = _install_note(step)
+            self.rows.add(step.phase, step.total, bytes=step.phase in BYTE_PHASES, note="")
         self.progress.update(
-            self.rows[step.phase], completed=step.done, total=step.total, note=note
+            self.rows.ids[step.phase],
+            completed=step.done,
+            total=step.total,
+            note=_install_note(step),
         )
 
 
@@ -173,7 +205,7 @@ def _install_note(step: Step) -> str:
     if step.phase == "verify":
         return "SHA-256 matches the pin" if step.done else "SHA-256"
     if step.phase == "convert":
-        return escape(step.text.removeprefix("converting "))
+        return step.text.removeprefix("converting ")
     return ""
 
 
@@ -228,8 +260,18 @@ def install_view(
         try:
             yield bar
         finally:
-            for row in bar.rows.values():  # the time each row shows stops here
-                bar.progress.stop_task(row)
+            bar.rows.end_all()  # the time each row shows stops here
+
+
+class _About(ProgressColumn):
+    """What the unit in hand is about, on one line: cut to the room the other columns
+    leave (the widest column gives way first), never wrapped under the bar."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=Column(overflow="ellipsis"))
+
+    def render(self, task: Task) -> Text:
+        return Text(str(task.fields.get("about", "")), no_wrap=True, overflow="ellipsis")
 
 
 class NightBar:
@@ -238,35 +280,27 @@ class NightBar:
 
     def __init__(self, console: Console, clock: Clock = time.monotonic) -> None:
         self.progress = Progress(
-            TextColumn("{task.fields[stage]}"),
+            TextColumn("{task.description}"),
             BarColumn(bar_width=20),
             MofNCompleteColumn(),
-            _Time(),
-            TextColumn(
-                "{task.description}",
-                table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1),
-            ),
+            _Time(eta=False),
+            _About(),
             console=console,
             get_time=clock,
-            expand=True,
         )
-        self.rows: dict[str, TaskID] = {}
+        self.rows = _Rows(self.progress)
 
     def __call__(self, stage: str, done: int, total: int, about: str) -> None:
-        if stage not in self.rows:
+        if stage not in self.rows.ids:
             if not total:
                 return
-            for row in self.rows.values():
-                self._end(row)
-            self.rows[stage] = self.progress.add_task("", total=total, stage=stage)
-        row = self.rows[stage]
-        self.progress.update(row, completed=done, total=total, description=escape(shown(about)))
+            for earlier in self.rows.ids.values():  # over: it is on no unit now
+                self.progress.update(earlier, about="")
+            self.rows.add(stage, total, about="")
+        row = self.rows.ids[stage]
+        self.progress.update(row, completed=done, total=total, about=shown(about))
         if not about:
-            self._end(row)
-
-    def _end(self, row: TaskID) -> None:
-        self.progress.update(row, description="")
-        self.progress.stop_task(row)
+            self.rows.end(row)
 
 
 class NightLines:
@@ -298,5 +332,4 @@ def night_view(console: Console, clock: Clock = time.monotonic) -> Iterator[Nigh
         try:
             yield bar
         finally:
-            for row in bar.rows.values():  # the time each row shows stops here
-                bar.progress.stop_task(row)
+            bar.rows.end_all()  # the time each row shows stops here

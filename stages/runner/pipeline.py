@@ -185,7 +185,10 @@ def run_stage(
             _settled(stage, ctx, finished, pages, report)
     _settled(stage, ctx, finished, pages, report)
     if progress is not None:
-        progress(stage.name, len(todo) - report.left, len(todo), "")
+        # Units run, not `len(todo) - report.left`: `left` also counts what `--limit`
+        # and `--since-policy` kept out of `todo`.
+        handled = report.done + report.failed + report.rejected
+        progress(stage.name, handled, len(todo), "")
     return report
 
 
