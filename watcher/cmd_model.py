@@ -27,8 +27,7 @@ def model() -> None:
 @model.command("list")
 def model_list() -> None:
     """The presets, whether each is installed, and where."""
-    from dreaming.model import installable_format, list_presets
-    from dreaming.model.store.presets import models_dir
+    from dreaming.model import installable_format, list_presets, models_dir
 
     fmt = installable_format(implied_model())
     header, lines = preset_lines(list_presets(fmt=fmt), out.width)

@@ -34,7 +34,7 @@ from watcher.console import shown, sized
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from dreaming.model.store.steps import Phase, Step
+    from dreaming.model import Phase, Step
 
 QUIET_EVERY_S = 10.0
 """Without a terminal, a progress line at most this often."""
