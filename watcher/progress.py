@@ -89,6 +89,8 @@ class _Amount(ProgressColumn):
         self.bytes = DownloadColumn()
 
     def render(self, task: Task) -> Text:
+        if task.fields.get("bytes") and not task.started:
+            return Text("looking the packages up")
         if task.fields.get("bytes"):
             return self.bytes.render(task)
         return Text(str(task.fields.get("note", "")))
@@ -115,9 +117,9 @@ class _Rows:
         self.ids: dict[str, TaskID] = {}
         self.over: set[TaskID] = set()
 
-    def add(self, key: str, total: int | None, **fields: Any) -> TaskID:
+    def add(self, key: str, total: int | None, *, start: bool = True, **fields: Any) -> TaskID:
         self.end_all()
-        self.ids[key] = self.progress.add_task(key, total=total, **fields)
+        self.ids[key] = self.progress.add_task(key, total=total, start=start, **fields)
         return self.ids[key]
 
     def end(self, row: TaskID) -> None:
@@ -136,6 +138,9 @@ class InstallRecord:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.started: dict[Phase, float] = {}
+        self.flowing: dict[Phase, float] = {}
+        """When a byte phase's first bytes came: pip looks every package up before it
+        downloads any (seconds for 22), which is no part of the rate."""
         self.ended: dict[Phase, float] = {}
         self.downloaded = 0
         self.verified = False
@@ -147,6 +152,8 @@ class InstallRecord:
             self.downloaded = step.done
         if step.phase == "verify" and step.done:
             self.verified = True
+        if step.done and step.phase in BYTE_PHASES:
+            self.flowing.setdefault(step.phase, now)
         if step.phase in self.started or step.phase == "note":
             return False
         for phase in self.started:
@@ -154,12 +161,16 @@ class InstallRecord:
         self.started[step.phase] = now
         return True
 
+    def rate(self, phase: Phase, done: int) -> str:
+        """`, 11.8 MB/s`: the bytes of `phase` a second since they began to come."""
+        took = self.ended.get(phase, self.clock()) - self.flowing.get(phase, self.clock())
+        return f", {sized(round(done / took))}/s" if took > 0 else ""
+
     def summary(self, name: str, seconds: float, path: Path) -> str:
         """What was done, how long it took and where the model is, in one line."""
         done = []
         if self.downloaded:
-            took = self.ended.get("download", self.clock()) - self.started["download"]
-            rate = f", {sized(round(self.downloaded / took))}/s" if took > 0 else ""
+            rate = self.rate("download", self.downloaded)
             done.append(f"{sized(self.downloaded)} downloaded{rate}")
         if self.verified:
             done.append("SHA-256 verified")
@@ -186,19 +197,21 @@ class InstallBar:
         )
         self.record = InstallRecord(clock)
         self.rows = _Rows(self.progress)
+        self.started: set[Phase] = set()
 
     def __call__(self, step: Step) -> None:
         starts = self.record.seen(step)
         if step.phase == "note":
             return  # the summary line says what a note would
+        counted = step.phase in BYTE_PHASES
         if starts:
-            self.rows.add(step.phase, step.total, bytes=step.phase in BYTE_PHASES, note="")
-        self.progress.update(
-            self.rows.ids[step.phase],
-            completed=step.done,
-            total=step.total,
-            note=_install_note(step),
-        )
+            # A byte row's clock starts with its first bytes, as its rate does.
+            self.rows.add(step.phase, step.total, start=not counted, bytes=counted, note="")
+        row = self.rows.ids[step.phase]
+        if counted and step.done and step.phase not in self.started:
+            self.started.add(step.phase)
+            self.progress.start_task(row)
+        self.progress.update(row, completed=step.done, total=step.total, note=_install_note(step))
 
 
 def _install_note(step: Step) -> str:
@@ -227,15 +240,14 @@ class InstallLines:
                 self._say("SHA-256 verified")
         elif starts:
             self._say(step.text)
-        elif self.clock() - self.said >= QUIET_EVERY_S:
+        elif step.done and self.clock() - self.said >= QUIET_EVERY_S:
             self._say(self._how_far(step))
 
     def _how_far(self, step: Step) -> str:
         if step.phase not in BYTE_PHASES or not step.total:
             return step.text
         verb = "downloaded" if step.phase == "download" else "assembled"
-        took = self.clock() - self.record.started[step.phase]
-        rate = f", {sized(round(step.done / took))}/s" if took > 0 else ""
+        rate = self.record.rate(step.phase, step.done)
         share = 100 * step.done // step.total
         return f"{verb} {sized(step.done)} of {sized(step.total)} ({share}%){rate}"
 

