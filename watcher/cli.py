@@ -75,9 +75,9 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
     from stages.jobs.ingest import ingest as run_ingest
 
+    started = time.monotonic()
     app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
-    started = time.monotonic()
     with file_bar("ingest") as progress:
         report = run_ingest(
             app.vault, app.ledger, list(files) or None, progress=progress, max_file_bytes=limit
@@ -86,12 +86,12 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     for rel, reason in report.failed + report.pending:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
-        f"{report.files} files: {report.ingested} ingested, {report.unchanged} unchanged, "
+        f"{report.files} files in {time.monotonic() - started:.1f} s: {report.ingested} "
+        f"ingested, {report.unchanged} unchanged, "
         f"{report.empty} without conversations, {len(report.failed)} failed, "
         f"{len(report.pending)} pending; {report.conversations_new} new and "
         f"{report.conversations_updated} updated conversations, "
-        f"{report.messages_added} messages added, {report.redactions} secrets redacted "
-        f"in {time.monotonic() - started:.1f} s"
+        f"{report.messages_added} messages added, {report.redactions} secrets redacted"
     )
 
 
@@ -123,16 +123,15 @@ def reindex(vault_path: Path | None) -> None:
     """Rebuild the article index in the ledger from articles/ (Markdown is the truth)."""
     from dreaming.query.reindex import reindex as run_reindex
 
-    app = command_app(vault_path)
     started = time.monotonic()
+    app = command_app(vault_path)
     with out.status("reindexing articles/"):
         report = run_reindex(app.vault, app.ledger)
     for rel, reason in report.unreadable:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
-        f"reindexed {report.articles} articles: {report.aliases} names, "
-        f"{report.categories} categories, {report.links} links "
-        f"in {time.monotonic() - started:.1f} s"
+        f"reindexed {report.articles} articles in {time.monotonic() - started:.1f} s: "
+        f"{report.aliases} names, {report.categories} categories, {report.links} links"
     )
 
 
