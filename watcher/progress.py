@@ -49,7 +49,10 @@ def _clock_text(seconds: float) -> str:
 
 
 def _took(task: Task) -> float:
-    """The row's time: until it was complete or stopped, else so far."""
+    """The row's time: until it was complete or stopped, else so far; a byte row not
+    started yet (no byte has come) counts from when it was added, so a wait shows."""
+    if not task.started and "added" in task.fields:
+        return float(task.get_time() - task.fields["added"])
     took = task.finished_time if task.finished else task.elapsed
     return took or 0.0
 
@@ -82,16 +85,15 @@ class _Time(ProgressColumn):
 
 
 class _Amount(ProgressColumn):
-    """Bytes so far and in all for a byte row, else what the row says it is at."""
+    """Bytes so far and in all for a byte row once they come, else what the row says it
+    is at."""
 
     def __init__(self) -> None:
         super().__init__(table_column=Column(no_wrap=True, overflow="ellipsis"))
         self.bytes = DownloadColumn()
 
     def render(self, task: Task) -> Text:
-        if task.fields.get("bytes") and not task.started:
-            return Text("looking the packages up")
-        if task.fields.get("bytes"):
+        if task.fields.get("bytes") and task.started:
             return self.bytes.render(task)
         return Text(str(task.fields.get("note", "")))
 
@@ -195,6 +197,7 @@ class InstallBar:
             console=console,
             get_time=clock,
         )
+        self.clock = clock
         self.record = InstallRecord(clock)
         self.rows = _Rows(self.progress)
         self.started: set[Phase] = set()
@@ -206,7 +209,14 @@ class InstallBar:
         counted = step.phase in BYTE_PHASES
         if starts:
             # A byte row's clock starts with its first bytes, as its rate does.
-            self.rows.add(step.phase, step.total, start=not counted, bytes=counted, note="")
+            self.rows.add(
+                step.phase,
+                step.total,
+                start=not counted,
+                bytes=counted,
+                note="",
+                added=self.clock(),
+            )
         row = self.rows.ids[step.phase]
         if counted and step.done and step.phase not in self.started:
             self.started.add(step.phase)
@@ -215,6 +225,8 @@ class InstallBar:
 
 
 def _install_note(step: Step) -> str:
+    if step.phase == "download" and not step.done:
+        return "looking the packages up"  # pip's index lookups, before any byte
     if step.phase == "verify":
         return "SHA-256 matches the pin" if step.done else "SHA-256"
     if step.phase == "convert":
