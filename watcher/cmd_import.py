@@ -72,7 +72,7 @@ def import_history(
     if dry_run:
         _dry_run(app, plans, after, limit)
         return
-    _import(app, plans, after, limit, ingest=not no_ingest)
+    end(bring_in(app, plans, after, limit, ingest=not no_ingest), dry_run=False)
 
 
 def _since(text: str) -> float:
@@ -98,10 +98,13 @@ def _dry_run(app: App, plans: list[Plan], after: float | None, limit: int) -> No
     for source in report.sources:
         _say_source(source, dry_run=True)
     out.print("dry run: nothing was copied or written", markup=False)
-    _end(report, dry_run=True)
+    end(report, dry_run=True)
 
 
-def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ingest: bool) -> None:
+def bring_in(
+    app: App, plans: list[Plan], after: float | None, limit: int, *, ingest: bool
+) -> ImportReport:
+    """Copy (and ingest) what the plans hold, saying what came in; `end` says how it ended."""
     from dreaming.importing import run_import
     from dreaming.ledger.work import backlog
     from stages.jobs.ingest import IngestReport, record_ingest
@@ -156,10 +159,10 @@ def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ing
             "(to start now: dreaming synthesize --limit N)",
             markup=False,
         )
-    _end(report, dry_run=False)
+    return report
 
 
-def _end(report: ImportReport, *, dry_run: bool) -> None:
+def end(report: ImportReport, *, dry_run: bool) -> None:
     """Exit 130 when stopped, 1 when something did not (or would not) come in."""
     if report.interrupted:
         err.print(
