@@ -75,13 +75,13 @@ def _offer_import(
     if state == _STARTED:
         out.print("taking up the import stopped last time", markup=False)
     elif not ask("Import this history into the vault now?"):
-        _save(app, answers | {_IMPORT: _NO})
+        _save(app, answers, _IMPORT, _NO)
         out.print(f"not imported; any time: {command}", markup=False)
         return
-    _save(app, answers := answers | {_IMPORT: _STARTED})
+    _save(app, answers, _IMPORT, _STARTED)
     report = _import(app, found)
     if not report.interrupted:
-        _save(app, answers | {_IMPORT: _DONE})
+        _save(app, answers, _IMPORT, _DONE)
     from watcher.cmd_import import end
 
     end(report, dry_run=False)
@@ -120,13 +120,13 @@ def _offer_hooks(
         return
     names = " and ".join(_NAMES[h] for h in wanted)
     if not ask(f"Capture new {names} sessions into the vault as they end (a hook each)?"):
-        _save(app, answers | {_HOOK: _NO})
+        _save(app, answers, _HOOK, _NO)
         out.print(f"no hooks installed; any time: {' && '.join(commands)}", markup=False)
         return
     for h in wanted:
         change = HOSTS[h].install(HOSTS[h].default_path(), app.vault.root)
         out.print(f"{h}: hook installed in {shown(change.path)}", markup=False)
-    _save(app, answers | {_HOOK: "yes"})
+    _save(app, answers, _HOOK, "yes")
 
 
 _NAMES = {"claude-code": "Claude Code", "codex": "Codex", "pi": "pi"}
@@ -164,7 +164,8 @@ def _load(path: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _save(app: App, answers: dict[str, str]) -> None:
+def _save(app: App, answers: dict[str, str], question: str, answer: str) -> None:
+    answers[question] = answer
     path = app.vault.state / ANSWERS
     text = json.dumps(answers, indent=2, sort_keys=True) + "\n"
     write_atomic(path, text, expected=current_checksum(path), registry=None)
