@@ -22,6 +22,11 @@ would keep a first run waiting for a number."""
 ZIPS_LOOKED_AT = 30
 """The newest `.zip` files in the download folder whose table of contents is asked."""
 _CONVERSATIONS = "conversations.json"
+_SESSIONS: dict[str, tuple[str, ...]] = {
+    "claude-code": (".jsonl",),  # not the .meta.json sidecars beside them
+    "codex": (".jsonl", ".json"),
+    "pi": (".jsonl",),
+}
 
 
 @dataclass(frozen=True)
@@ -59,11 +64,13 @@ def _sessions(kind: SourceKind, env: Mapping[str, str]) -> Found | None:
     for path, _, st in walk(root, problems):
         if not path.name.endswith(TAKEN[kind]):
             continue
+        size += st.st_size
+        if not path.name.endswith(_SESSIONS[kind]):
+            continue
         if count == COUNT_CAP:
             more = True
             break
         count += 1
-        size += st.st_size
         first = st.st_mtime if first is None else min(first, st.st_mtime)
         last = st.st_mtime if last is None else max(last, st.st_mtime)
     if not count and not problems:

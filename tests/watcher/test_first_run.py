@@ -55,10 +55,12 @@ def raw_sessions(vault: Vault) -> list[Path]:
 
 def test_claude_code_history_is_found_with_its_sessions_size_and_dates(home: Path) -> None:
     made = claude_projects(home, {"bread": 3, "garden": 2})
+    sidecar = home / ".claude" / "projects" / "bread" / "agent.meta.json"
+    sidecar.write_text("{}", encoding="utf-8")
     (found,) = discover()
     assert found.source.kind == "claude-code"
     assert found.sessions == 5
-    assert found.size == sum(p.stat().st_size for p in made.values())
+    assert found.size == sum(p.stat().st_size for p in made.values()) + 2
     assert found.first is not None
     assert found.last is not None
 
