@@ -68,7 +68,8 @@ def main() -> int:
         home, vault = Path(tmp) / "home", Path(tmp) / "vault"
         n = history(args.corpus, home, args.sessions)
         env = {k: v for k, v in os.environ.items() if not k.startswith("DREAMING_")}
-        env |= {"HOME": str(home), "DREAMING_CACHE_DIR": str(Path.home() / ".cache" / "dreaming")}
+        cache = str(Path.home() / ".cache" / "dreaming")
+        env |= {"HOME": str(home), "DREAMING_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
         if args.model:
             env["DREAMING_MODEL"] = args.model
         start = time.monotonic()
@@ -81,7 +82,11 @@ def main() -> int:
             check=True,
         )
         imported = time.monotonic() - start
-        said = [ln for ln in init.stdout.splitlines() if ln.startswith(("found", "ingested"))]
+        said = [
+            ln
+            for ln in init.stdout.splitlines()
+            if ln.startswith(("found", "ingested", "dreaming:"))
+        ]
         print(f"{n} sessions in $HOME; init, found, imported and ingested in {imported:.1f} s")
         for line in said:
             print(f"  {line.strip()}")
