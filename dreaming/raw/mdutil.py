@@ -62,17 +62,6 @@ def read_frontmatter(path: Path, lines: Iterable[str]) -> tuple[dict[str, str], 
     return {str(k): v for k, v in data.items() if isinstance(v, str) and v.strip()}, start
 
 
-def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
-    """YAML frontmatter (as strings) and the body after it."""
-    fm, start = read_frontmatter(path, lines_of(text))
-    if not start:
-        return fm, text
-    at = -1
-    for _ in range(start):
-        at = text.find("\n", at + 1)
-    return fm, text[at + 1 :] if at >= 0 else ""
-
-
 _CHUNK = 1 << 20
 
 
