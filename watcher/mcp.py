@@ -40,8 +40,9 @@ article's contents and lead, then `section` the ONE section that answers. Follow
 `links` for a related article; `search` only when no name resolves. To pick up work \
 on a topic the person worked on before, `takeoff` it first: the lead, what changed \
 last, what is still open, and where to read on. Every result is at most 2 KB; a cut \
-result names its next read. Never read a whole article to find one fact. Answer as a continuation of what they said, not "according to the wiki"; \
-check a claim against what was said with `source` when it matters."""
+result names its next read. Never read a whole article to find one fact. Answer as a \
+continuation of what they said, not "according to the wiki"; check a claim against \
+what was said with `source` when it matters."""
 
 _READ_ONLY = ToolAnnotations(
     title=None, read_only_hint=True, destructive_hint=False, idempotent_hint=True,

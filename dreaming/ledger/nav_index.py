@@ -436,7 +436,7 @@ def user_messages(
 ) -> list[tuple[int, str]]:
     """(position, text) of the person's messages in `conv_id`, newest first, at most
     `limit`; only those inside one of `ranges` (first, last) when any are given. A text
-    over 2 × `chars` characters comes as its head and tail, `chars` each: a question
+    over twice `chars` characters comes as its head and tail, `chars` each: a question
     after a long paste is at the end, and no read holds a pasted megabyte."""
     where = ""
     args: list[object] = [chars * 2, chars, chars, conv_id]

@@ -183,7 +183,7 @@ def _history(sections: Sequence[NavSection], footnotes: dict[str, str]) -> list[
             continue
         hashes = [_hash_of(footnotes.get(m.group(1), "")) for m in MARKER.finditer(said)]
         convs = ", ".join(f"conv:{h}" for h in dict.fromkeys(h for h in hashes if h))
-        plain = " ".join(MARKER.sub("", said).split())
+        plain = _item(said)
         lines.append(f"{plain} ({convs})" if convs else plain)
     return lines
 
@@ -339,7 +339,7 @@ def open_questions(
 
 
 def _item(line: str) -> str:
-    """A line of an Open questions section without its list mark and markers."""
+    """A list line (of History, of Open questions) without its list mark and markers."""
     said = line.strip()
     for mark in ("- [ ] ", "- [x] ", "- ", "* ", "+ "):
         if said.startswith(mark):
@@ -408,7 +408,9 @@ def _render(
         name = change.section.heading or "lead"
         ref = quoted(name) if wire(quoted(name)) <= 120 else str(change.section.position)
         when = f"{change.date} by {change.by}" if change.date else change.by
-        more = f" (+{change.others} more)" if change.others else ""
+        more = ""
+        if change.others:
+            more = f" (and {change.others} more section{'s' if change.others > 1 else ''})"
         said = f": {quoted(change.excerpt)}" if change.excerpt else ""
         where = f"section {change.section.position} " if change.section.position else ""
         change_line = f"Last changed: {where}{quoted(short(name))}, {when}{more}{said}"
