@@ -211,7 +211,7 @@ def latest_change(
         return Change(None, "", "", note="not committed yet, so no change to show")
     more = len(commits) > LOOKBACK
     commits = commits[:LOOKBACK]
-    newer = {_key(s, sections): s for s in sections}
+    newer = _keyed(sections)
     date, by = "", "not committed yet"
     for commit in commits:
         try:
@@ -234,11 +234,16 @@ def latest_change(
     return Change(None, date, by, note=f"written {when}; no section changed since")
 
 
-def _key(section: NavSection, sections: Sequence[NavSection]) -> tuple[str, int]:
-    """A section by its heading, and which of the sections so headed it is."""
-    key = heading_key(section.heading) if section.position else ""
-    same = [s for s in sections if (heading_key(s.heading) if s.position else "") == key]
-    return key, same.index(section)
+def _keyed(sections: Sequence[NavSection]) -> dict[tuple[str, int], NavSection]:
+    """Sections by heading key and which of the sections so headed each is (the lead's
+    key is ""), so a version's section meets its namesake in another version."""
+    seen: dict[str, int] = {}
+    out: dict[tuple[str, int], NavSection] = {}
+    for s in sections:
+        key = heading_key(s.heading) if s.position else ""
+        out[key, seen.get(key, 0)] = s
+        seen[key] = seen.get(key, 0) + 1
+    return out
 
 
 def _version(data: bytes | None) -> dict[tuple[str, int], NavSection] | None:
@@ -253,7 +258,7 @@ def _version(data: bytes | None) -> dict[tuple[str, int], NavSection] | None:
     sections = [NavSection(0, "", 0, article.lead)]
     sections += [NavSection(i, s.heading, s.level, s.body)
                  for i, s in enumerate(article.sections, start=1)]  # fmt: skip
-    return {_key(s, sections): s for s in sections}
+    return _keyed(sections)
 
 
 def _changed(
@@ -290,7 +295,8 @@ def _excerpt(body: str, at: int) -> str:
     """The sentence of `body` where a change starts, markers out, clipped."""
     start = body.rfind("\n", 0, at) + 1
     for stop in (". ", "? ", "! "):
-        found = body.rfind(stop, start, at)
+        # Up to one past the change: a change that starts with a new sentence starts there.
+        found = body.rfind(stop, start, at + 1)
         if found >= 0:
             start = max(start, found + 2)
     return short(" ".join(MARKER.sub("", body[start : start + 600]).split()), 160)
