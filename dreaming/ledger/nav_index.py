@@ -415,15 +415,15 @@ def citing(ledger: Ledger, hash8s: Sequence[str]) -> dict[str, int]:
     }
 
 
-def cited_conversations(ledger: Ledger, hash8s: Sequence[str]) -> dict[str, tuple[str, str | None]]:
-    """hash8 → (id, title) of the conversations these citations name; of two sharing a
-    hash8 (a collision), the one with the smaller id, so a read is deterministic."""
-    found: dict[str, tuple[str, str | None]] = {}
-    for h, i, t in ledger.each_in(
-        "SELECT hash8, id, title FROM conversations WHERE hash8 IN ({marks}) ORDER BY id",
+def cited_conversations(ledger: Ledger, hash8s: Sequence[str]) -> dict[str, str]:
+    """hash8 → the id of the conversation these citations name; of two sharing a hash8
+    (a collision), the smaller id, so a read is deterministic."""
+    found: dict[str, str] = {}
+    for h, i in ledger.each_in(
+        "SELECT hash8, id FROM conversations WHERE hash8 IN ({marks}) ORDER BY id",
         list(dict.fromkeys(hash8s)),
     ):
-        found.setdefault(h, (i, t))
+        found.setdefault(str(h), str(i))
     return found
 
 

@@ -125,8 +125,9 @@ def takeoff(ledger: Ledger, repo: Callable[[], VaultRepo], topic: str) -> Result
         )
         return result("takeoff", text, {"stem": entry.stem, "redirect": short(entry.redirect)})
     sections = nav_index.sections(ledger, entry.stem)
-    cited = citations(ledger, nav_index.footnotes(ledger, entry.stem))
-    history = _history(sections, nav_index.footnotes(ledger, entry.stem))
+    footnotes = nav_index.footnotes(ledger, entry.stem)
+    cited = citations(ledger, footnotes)
+    history = _history(sections, footnotes)
     change = latest_change(repo, entry.stem, sections)
     origin, questions, found = open_questions(ledger, entry.stem, sections, cited)
     newest = cited[0] if cited else None
@@ -139,10 +140,10 @@ def _article(ledger: Ledger, topic: str) -> Entry | Result:
     entry = lookup(ledger, topic, "takeoff")
     if isinstance(entry, Result):
         # None or several: resolve's answer (the candidates; a name only conversations
-        # held, captured or folded; the nearest names), as this tool's. The two tools'
-        # names are equally long, so it fits the budget as resolve measured it.
+        # held, captured or folded; the nearest names), as this tool's, measured again
+        # under this tool's name.
         said = resolve_name(ledger, topic)
-        return Result("takeoff", said.text, said.data, None)
+        return result("takeoff", said.text, said.data)
     if entry.redirect:
         found = find(ledger, entry.redirect).stems
         target = nav_index.entry(ledger, found[0]) if len(found) == 1 else None
@@ -164,10 +165,7 @@ def citations(ledger: Ledger, footnotes: dict[str, str]) -> list[Cited]:
         best[note.hash] = (*key, Cited(note.hash, note.date, note.source, note.desc, None))
     known = nav_index.cited_conversations(ledger, list(best))
     ordered = sorted(best.values(), key=lambda b: (b[0], b[1]), reverse=True)
-    return [
-        Cited(c.hash8, c.date, c.source, c.desc, known[c.hash8][0] if c.hash8 in known else None)
-        for _, _, c in ordered
-    ]
+    return [Cited(c.hash8, c.date, c.source, c.desc, known.get(c.hash8)) for _, _, c in ordered]
 
 
 def _history(sections: Sequence[NavSection], footnotes: dict[str, str]) -> list[str]:
@@ -211,7 +209,7 @@ def latest_change(
         return Change(None, "", "", note="not committed yet, so no change to show")
     more = len(commits) > LOOKBACK
     commits = commits[:LOOKBACK]
-    newer = _keyed(sections)
+    now = newer = _keyed(sections)
     date, by = "", "not committed yet"
     for commit in commits:
         try:
@@ -221,10 +219,13 @@ def latest_change(
         older = _version(data)
         if older is None:
             break  # no earlier version: everything in `newer` was written then
-        changed = _changed(newer, older)
+        # Only a section the article still has can be named, and by its place now: one
+        # removed since, or moved by a removal, would send the next read astray.
+        changed = [c for c in _changed(newer, older) if c[1] in now]
         if changed:
-            _, section, at = max(changed, key=lambda c: (c[0], -c[1].position))
-            return Change(section, date, by, _excerpt(section.body, at), len(changed) - 1)
+            _, key, at = max(changed, key=lambda c: (c[0], -now[c[1]].position))
+            excerpt = _excerpt(newer[key].body, at)
+            return Change(now[key], date, by, excerpt, len(changed) - 1)
         newer = older
         date, by = commit.date[:10], _author(commit.email)
     else:
@@ -263,9 +264,10 @@ def _version(data: bytes | None) -> dict[tuple[str, int], NavSection] | None:
 
 def _changed(
     newer: dict[tuple[str, int], NavSection], older: dict[tuple[str, int], NavSection]
-) -> list[tuple[int, NavSection, int]]:
-    """(size of the changed span, section, where it starts) of each section of `newer`
-    that `older` lacks or holds otherwise; See also and References left out."""
+) -> list[tuple[int, tuple[str, int], int]]:
+    """(size of the changed span, section's key, where in its body the change starts) of
+    each section of `newer` that `older` lacks or holds otherwise; See also and
+    References left out."""
     out = []
     for key, section in newer.items():
         if key[0] in _BOOKKEEPING:
@@ -273,22 +275,26 @@ def _changed(
         now = section.body.strip()
         was = older[key].body.strip() if key in older else None
         if was is None:
-            out.append((len(now), section, 0))
+            out.append((len(now), key, 0))
         elif now != was:
             head = _common_prefix(now, was)
             tail = _common_prefix(now[head:][::-1], was[head:][::-1])
             at = section.body.find(now) + head
-            out.append((max(len(now), len(was)) - head - tail, section, at))
+            out.append((max(len(now), len(was)) - head - tail, key, at))
     return out
 
 
 def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    """How many leading characters `a` and `b` share: halving by slices compared in C,
+    as a 4 MiB section compared a character at a time in Python would take a second."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _excerpt(body: str, at: int) -> str:
@@ -327,18 +333,18 @@ def open_questions(
     woven_in = woven.ranges(ledger, stem)
     found: list[Question] = []
     seen: set[str] = set()
-    for c in [c for c in cited if c.conv_id is not None][:CONVERSATIONS]:
-        assert c.conv_id is not None
-        ranges = woven_in.get(c.conv_id, [])
+    held = [(c.hash8, c.conv_id) for c in cited if c.conv_id is not None]
+    for hash8, conv_id in held[:CONVERSATIONS]:
+        ranges = woven_in.get(conv_id, [])
         for position, message in nav_index.user_messages(
-            ledger, c.conv_id, ranges, MESSAGES, MESSAGE_CHARS
+            ledger, conv_id, ranges, MESSAGES, MESSAGE_CHARS
         ):
             for question in reversed(questions_in(message)):
                 key = " ".join(words(question))
                 if key in seen or covered(question, text):
                     continue
                 seen.add(key)
-                found.append(Question(question, c.hash8, position))
+                found.append(Question(question, hash8, position))
                 if len(found) == FOUND:
                     return "conversations", found, FOUND
     return ("conversations" if found else None), found, len(found)

@@ -115,6 +115,19 @@ def test_the_section_the_last_commit_changed_is_named(vault: Vault, ledger: Ledg
     assert result.data["changed"]["by"] == "dreaming"
 
 
+def test_a_section_is_named_by_its_place_now(vault: Vault, ledger: Ledger) -> None:
+    old = ("Old", "Once a grep alias.[^1]")
+    ripgrep(vault, old, USAGE, ("Setup", "Brew.[^1]"))
+    night(vault, "Ripgrep")
+    ripgrep(vault, old, USAGE, ("Setup", "Cargo.[^1]"))
+    night(vault, "Ripgrep", "run-2")
+    ripgrep(vault, USAGE, ("Setup", "Cargo.[^1]"))
+    night(vault, "Ripgrep", "run-3")
+    result = Reader(vault, ledger).takeoff("Ripgrep")
+    assert 'Last changed: section 2 "Setup", ' in result.text
+    assert result.data["changed"]["n"] == 2
+
+
 def test_an_edit_not_committed_yet_is_the_newest_change(vault: Vault, ledger: Ledger) -> None:
     ripgrep(vault, USAGE, ("Setup", "Installed by brew.[^1]"))
     night(vault, "Ripgrep")
