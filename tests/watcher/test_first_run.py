@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from dreaming.checks.status import status
 from dreaming.importing import discover as discover_module
 from dreaming.importing.discover import discover
-from dreaming.checks.status import status
 from dreaming.vault import Vault
 from tests.import_support import chatgpt_conversation, chatgpt_zip, claude_projects, dreaming
 from watcher.app import App
