@@ -45,8 +45,15 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path), default=Path("vault"))
-def init(path: Path) -> None:
-    """Create a vault at PATH (or add what is missing to an existing one)."""
+@click.option(
+    "--find-history/--no-find-history",
+    default=None,
+    help="Look for Claude Code, Codex and pi sessions and ChatGPT exports to import "
+    "(default: when run in a terminal).",
+)
+def init(path: Path, find_history: bool | None) -> None:
+    """Create a vault at PATH (or add what is missing to an existing one); in a terminal,
+    offer the history found on this machine."""
     from dreaming.vault.scaffold import init_vault
 
     report = init_vault(path)
@@ -61,11 +68,20 @@ def init(path: Path) -> None:
         out.print(f"  kept {len(report.kept)} existing files untouched")
     if report.commit:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
+    terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if find_history or (find_history is None and terminal):
+        from watcher.cmd_first import offer_history
+
+        offer_history(command_app(root), _yes_or_no if terminal else None)
     out.print(
         f"Next: run dreaming watch --vault {shlex.quote(shown(root))} and drop transcripts "
         f"into {shown(report.vault.raw)}; it ingests each at once and writes the wiki nightly",
         markup=False,
     )
+
+
+def _yes_or_no(question: str) -> bool:
+    return bool(click.confirm(question, default=True))
 
 
 @cli.command()

@@ -71,7 +71,8 @@ def import_history(
     if dry_run:
         _dry_run(app, plans, after, limit)
         return
-    _import(app, plans, after, limit, started, ingest=not no_ingest)
+    report = bring_in(app, plans, after, limit, ingest=not no_ingest, started=started)
+    end(report, dry_run=False)
 
 
 def _since(text: str) -> float:
@@ -97,18 +98,22 @@ def _dry_run(app: App, plans: list[Plan], after: float | None, limit: int) -> No
     for source in report.sources:
         _say_source(source, dry_run=True)
     out.print("dry run: nothing was copied or written", markup=False)
-    _end(report, dry_run=True)
+    end(report, dry_run=True)
 
 
-def _import(
+def bring_in(
     app: App,
     plans: list[Plan],
     after: float | None,
     limit: int,
-    started: float,
     *,
     ingest: bool,
-) -> None:
+    started: float | None = None,
+) -> ImportReport:
+    """Copy (and ingest) what the plans hold, saying what came in, ending in one summary
+    line whose time counts from `started` (the command's start: finding the sessions
+    is part of it), else from here; `end` says how it ended."""
+    started = time.monotonic() if started is None else started
     from dreaming.importing import run_import
     from dreaming.ledger.work import backlog
     from stages.jobs.ingest import IngestReport, record_ingest
@@ -171,10 +176,10 @@ def _import(
         f"{time.monotonic() - started:.1f} s; {unchanged} already imported{ingested}",
         markup=False,
     )
-    _end(report, dry_run=False)
+    return report
 
 
-def _end(report: ImportReport, *, dry_run: bool) -> None:
+def end(report: ImportReport, *, dry_run: bool) -> None:
     """Exit 130 when stopped, 1 when something did not (or would not) come in."""
     if report.interrupted:
         err.print(

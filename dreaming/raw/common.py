@@ -202,10 +202,14 @@ def shorten(text: str, limit: int = KEY_ARG_CHARS) -> str:
 
 
 def lines_phrase(text: str) -> str:
-    n = text.count("\n") + 1 if text.strip() else 0
-    if n == 0:
+    return count_phrase(text.count("\n") + 1 if text.strip() else 0)
+
+
+def count_phrase(lines: int) -> str:
+    """How long an output of `lines` lines was (0 when it was blank)."""
+    if lines == 0:
         return "empty"
-    return "1 line" if n == 1 else f"{n} lines"
+    return "1 line" if lines == 1 else f"{lines} lines"
 
 
 def tool_call(name: str, arg: str | None = None) -> str:
@@ -220,6 +224,12 @@ def tool_result(text: str, *, error: bool = False) -> str:
         first = next((ln for ln in text.splitlines() if ln.strip()), "")
         return f"[tool result: error — {shorten(first)}]" if first else "[tool result: error]"
     return f"[tool result: {lines_phrase(text)}]"
+
+
+def tool_output(lines: int) -> str:
+    """`tool_result` of an output counted as it went by, never held: `lines` long, 0
+    when it was blank."""
+    return f"[tool result: {count_phrase(lines)}]"
 
 
 _KEY_ARGS = (
