@@ -303,8 +303,9 @@ def title_from(messages: tuple[Message, ...] | list[Message]) -> str | None:
 def iso_from_epoch(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    seconds = value / 1000.0 if value > 1e11 else float(value)
     try:
+        # An int past a float's range overflows in the division already.
+        seconds = value / 1000.0 if value > 1e11 else float(value)
         dt = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
