@@ -357,9 +357,12 @@ class Turns:
         return self.roles[-1] if self.roles else None
 
     def messages(self) -> list[Message]:
+        """The messages, once: each one's parts are let go as it is made, or a big log's
+        text would be held twice over at the end, as parts and as messages."""
         out: list[Message] = []
-        for role, parts, ts in zip(self.roles, self.parts, self.times, strict=True):
-            text = join_parts(parts)
+        for i, (role, ts) in enumerate(zip(self.roles, self.times, strict=True)):
+            text = join_parts(self.parts[i])
+            self.parts[i] = []
             if text:
                 out.append(Message(role=role, text=text, timestamp=ts))
         return out
