@@ -11,8 +11,19 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreaming.raw import codex
-from dreaming.raw.common import Lines, Turns, as_str, iter_jsonl, span, title_from
+from dreaming.raw import codex, pi
+from dreaming.raw.common import (
+    Lines,
+    Turns,
+    as_str,
+    iso,
+    iter_jsonl,
+    lines_phrase,
+    shorten,
+    span,
+    title_from,
+    tool_result,
+)
 from dreaming.transcript import Conversation, content_id
 from tests.support import draws
 
@@ -209,3 +220,167 @@ def test_codex_reads_the_events_of_a_rollout_whose_items_say_nothing() -> None:
         PATH, iter([*lines, json.dumps({"type": "response_item", "payload": message})])
     )
     assert [m.text for m in conv.messages] == ["late"]
+
+
+# --- pi ----------------------------------------------------------------------------
+
+PI_ID = st.sampled_from(["a", "b", "c"])
+PI_MESSAGE = record(
+    {
+        "role": st.sampled_from(["user", "assistant", "toolResult", "bashExecution", "custom"]),
+        "content": st.one_of(
+            TEXT,
+            st.lists(
+                record(
+                    {"type": st.sampled_from(["text", "image", "toolCall"])},
+                    text=TEXT,
+                    name=TEXT,
+                    arguments=record(command=TEXT),
+                ),
+                max_size=2,
+            ),
+        ),
+    },
+    command=TEXT,
+    output=TEXT,
+    isError=st.booleans(),
+    timestamp=st.sampled_from([1767000000000, 1767000000, "2026-01-01T00:00:09Z", 10**400]),
+)
+
+
+def pi_entry(**ids: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]:
+    kinds = ["message", "message", "message", "session_info", "model_change", "custom"]
+    return record(
+        {"type": st.sampled_from(kinds), "message": PI_MESSAGE, **ids},
+        name=TEXT,
+        modelId=TEXT,
+        timestamp=STAMP,
+    )
+
+
+PI_HEADER = record(
+    {"type": st.just("session")}, id=TEXT, cwd=TEXT, modelId=TEXT, parentSession=TEXT
+)
+# Version 1 files are a list; later ones a tree, where an entry names its parent.
+PI_LINEAR = pi_entry()
+PI_TREE = pi_entry(id=PI_ID, parentId=st.one_of(PI_ID, PI_ID, PI_ID, st.none()))
+PI_SESSION = st.tuples(
+    st.lists(PI_HEADER, max_size=1),
+    st.sampled_from([PI_LINEAR, PI_TREE]).flatmap(
+        lambda entry: st.lists(
+            st.sampled_from([entry, entry, entry, entry, PI_LINEAR, PI_HEADER]).flatmap(
+                lambda r: r
+            ),
+            max_size=12,
+        )
+    ),
+).map(lambda head_entries: [*head_entries[0], *head_entries[1]])
+
+
+def _old_pi_add(turns: Turns, msg: dict[str, Any], ts: str | None) -> None:
+    role = msg.get("role")
+    ts = ts or iso(msg.get("timestamp"))
+    if role == "user":
+        turns.add("user", pi._blocks_text(msg.get("content")), ts)
+    elif role == "assistant":
+        turns.add("assistant", pi._blocks_text(msg.get("content")), ts)
+    elif role == "toolResult":
+        text = pi._blocks_text(msg.get("content"))
+        turns.add("tool", tool_result(text, error=msg.get("isError") is True), ts, merge=True)
+    elif role == "bashExecution":
+        cmd = as_str(msg.get("command")) or ""
+        output = msg.get("output")
+        out = output if isinstance(output, str) else ""
+        turns.add("tool", f"[bash: {shorten(cmd)} → {lines_phrase(out)}]", ts, merge=True)
+
+
+def _old_pi_live_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_id: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        eid = e.get("id")
+        if isinstance(eid, str):
+            by_id[eid] = e
+    if not by_id:
+        return entries
+    leaf = next(e for e in reversed(entries) if isinstance(e.get("id"), str))
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    node: dict[str, Any] | None = leaf
+    while node is not None:
+        eid = node.get("id")
+        if not isinstance(eid, str) or eid in seen:
+            break
+        seen.add(eid)
+        path.append(node)
+        parent = node.get("parentId")
+        node = by_id.get(parent) if isinstance(parent, str) else None
+    path.reverse()
+    return path
+
+
+def _old_pi(path: Path, text: Lines) -> list[Conversation]:
+    header: dict[str, Any] = {}
+    entries: list[dict[str, Any]] = []
+    for _, rec in iter_jsonl(path, text):
+        if rec.get("type") == "session" and not header:
+            header = rec
+        else:
+            entries.append(rec)
+    tree = any("parentId" in e for e in entries)
+    branch = _old_pi_live_branch(entries) if tree else entries
+    turns = Turns()
+    title: str | None = None
+    model = as_str(header.get("modelId"))
+    for e in branch:
+        kind = e.get("type")
+        if kind == "message" and isinstance(e.get("message"), dict):
+            _old_pi_add(turns, e["message"], as_str(e.get("timestamp")))
+        elif kind == "session_info" and as_str(e.get("name")):
+            title = e["name"]
+        elif kind == "model_change" and as_str(e.get("modelId")):
+            model = model or e["modelId"]
+    messages = turns.messages()
+    if not messages:
+        return []
+    first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
+    first, last = span(messages)
+    meta: dict[str, str] = {}
+    cwd = as_str(header.get("cwd"))
+    if cwd:
+        meta["cwd"] = cwd
+    if model:
+        meta["model"] = model
+    parent = as_str(header.get("parentSession"))
+    if parent:
+        meta["parent_session"] = parent
+    return [
+        Conversation(
+            source=pi.SOURCE,
+            source_id=as_str(header.get("id")) or content_id(pi.SOURCE, first_user),
+            own_id=as_str(header.get("id")) is not None,
+            messages=tuple(messages),
+            title=shorten(title, 200) if title else title_from(messages),
+            created_at=first or iso(header.get("timestamp")),
+            updated_at=last,
+            meta=meta,
+        )
+    ]
+
+
+@SAME
+@given(records=PI_SESSION)
+def test_pi_reads_a_session_as_it_did_keeping_every_entry(records: list[dict[str, Any]]) -> None:
+    lines = [json.dumps(r) for r in records]
+    assert outcome(pi.parse, lines) == outcome(_old_pi, lines)
+
+
+def test_pi_follows_the_branch_that_ends_at_the_last_entry() -> None:
+    def said(eid: str, parent: str | None, text: str) -> str:
+        message = {"role": "user", "content": text}
+        return json.dumps({"type": "message", "id": eid, "parentId": parent, "message": message})
+
+    lines = [said("a", None, "one"), said("b", "a", "two"), said("c", "a", "two again")]
+    [conv] = pi.parse(PATH, iter(lines))
+    assert [m.text for m in conv.messages] == ["one", "two again"]
+    [conv] = pi.parse(PATH, iter([*lines, said("d", "b", "three")]))
+    assert [m.text for m in conv.messages] == ["one", "two", "three"]
