@@ -5,6 +5,7 @@ as the reference)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def record(
     )
 
 
-def outcome(parse: Any, lines: list[str]) -> object:
+def outcome(parse: Callable[[Path, Lines], list[Conversation]], lines: list[str]) -> object:
     try:
         return parse(PATH, iter(lines))
     except Exception as e:
