@@ -23,6 +23,7 @@ from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
 from dreaming.raw import aider, canonical, chatgpt, claude_code, codex, cortexes, markdown, pi
 from dreaming.raw.common import (
     MAX_BYTES,
+    TOO_LONG,
     Lines,
     binary_kind,
     decode,
@@ -117,6 +118,8 @@ def _unknown(path: Path, text: str) -> TranscriptError:
         except json.JSONDecodeError as e:
             error = e
             continue
+        except ValueError:
+            return TranscriptError(path, f"it {TOO_LONG}")
         return TranscriptError(path, _NOT_A_TRANSCRIPT)
     if error is not None and looks_truncated(s, error):
         return IncompleteTranscript(

@@ -124,6 +124,10 @@ def json_problem(e: json.JSONDecodeError, lineno: int | None = None) -> str:
     return f"at line {lineno or e.lineno} column {e.colno} ({msg})"
 
 
+TOO_LONG = "holds a number of more than 4,300 digits, which no transcript has; delete the file"
+"""What Python's JSON reader refuses besides bad JSON (a plain ValueError)."""
+
+
 def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, record) for every non-blank line; stop hard on a bad line."""
     lines = iter(text.split("\n") if isinstance(text, str) else text)
@@ -153,6 +157,8 @@ def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
             raise TranscriptError(
                 path, f"line {i} is nested too deeply to read; delete the file"
             ) from None
+        except ValueError:
+            raise TranscriptError(path, f"line {i} {TOO_LONG}") from None
         if not isinstance(obj, dict):
             raise TranscriptError(
                 path,
@@ -178,6 +184,8 @@ def load_json(path: Path, text: str) -> Any:
         ) from None
     except RecursionError:
         raise TranscriptError(path, "JSON is nested too deeply to read; delete the file") from None
+    except ValueError:
+        raise TranscriptError(path, f"it {TOO_LONG}") from None
 
 
 # --- text shaping ----------------------------------------------------------
