@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dreaming.article import title_for_stem
+from dreaming.article.linking import page_link
 from dreaming.ledger.gate_rejections import GateRejection
 from dreaming.ledger.model_calls import StageUsage
 from dreaming.ledger.runs import RunStatus
@@ -272,7 +273,7 @@ def _stage_table(report: NightReport) -> str:
 
 
 def _link(stem: str) -> str:
-    return f"[[{stem}|{_plain(title_for_stem(stem))}]]"
+    return page_link(stem, _plain(title_for_stem(stem)))
 
 
 def _plain(text: str) -> str:

@@ -135,7 +135,7 @@ def test_articles_drawn_from_one_conversation_list_each_other_under_see_also(
     cited(vault, "Rye", "bbbb2222", "Rye ferments fast.")
     night(vault, ledger)
     dolt = (vault.articles / "Dolt.md").read_text(encoding="utf-8")
-    assert "## See also\n\n- [[Steve Yegge]]\n\n## References" in dolt
+    assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n\n## References" in dolt
     assert "- [[Dolt]]" in (vault.articles / "Steve_Yegge.md").read_text(encoding="utf-8")
     assert "See also" not in (vault.articles / "Rye.md").read_text(encoding="utf-8")
 
@@ -149,7 +149,7 @@ def test_an_article_lists_the_articles_that_link_to_it_after_those_sharing_its_t
     night(vault, ledger, "r1")  # Beads links Dolt
     night(vault, ledger, "r2")
     dolt = (vault.articles / "Dolt.md").read_text(encoding="utf-8")
-    assert "## See also\n\n- [[Steve Yegge]]\n- [[Beads]]\n" in dolt
+    assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n- [[Beads]]\n" in dolt
 
 
 def test_a_linked_and_listed_vault_is_a_no_op_the_next_night(vault: Vault, ledger: Ledger) -> None:
