@@ -151,12 +151,17 @@ class NightReport:
             "noops": len({(r.stage, r.unit, r.stem) for r in self.noops}) + len(self.conflicts),
             "failures": self.failures,
             "budget_spent": self.budget_spent,
-            "articles_created": sum(a.created for a in self.articles),
-            "articles_updated": sum(not a.created for a in self.articles),
+            "articles_created": len(self.made),
+            "articles_updated": len({a.stem for a in self.articles} - self.made),
             "wall_seconds": round(self.wall_seconds, 3),
             "report": self.report,
             "backlog": self.backlog,
         }
+
+    @property
+    def made(self) -> set[str]:
+        """The articles this run made (and may have written again after)."""
+        return {a.stem for a in self.articles if a.created}
 
 
 def report_path(started_at: str) -> str:
@@ -193,11 +198,11 @@ def section(report: NightReport) -> str:
         )
     lines += ["", "### Ingest", "", _ingest_line(report.ingest)]
     by = f" (written by {_plain(report.model)})"
-    created = [_link(a.stem) + by for a in report.articles if a.created]
-    lines += _listed("Articles created", created)
-    lines += _listed(
-        "Articles updated", [_link(a.stem) + by for a in report.articles if not a.created]
-    )
+    # One line an article, however many stages wrote it: created if any write made it.
+    made = report.made
+    stems = list(dict.fromkeys(a.stem for a in report.articles))
+    lines += _listed("Articles created", [_link(s) + by for s in stems if s in made])
+    lines += _listed("Articles updated", [_link(s) + by for s in stems if s not in made])
     noops = [f"{_link(r.stem)}: `{r.code}` {_plain(r.detail)} ({r.stage})" for r in report.noops]
     noops += [
         f"{_link(stem)}: kept the person's change: {_plain(why)}" for stem, why in report.conflicts

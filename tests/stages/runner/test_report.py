@@ -50,6 +50,19 @@ def test_a_report_names_articles_by_their_path_noops_with_codes_and_failures_wit
     assert "3 Raw files: 1 read, 2 unchanged" in text
 
 
+def test_an_article_written_by_several_stages_is_listed_once() -> None:
+    report = a_night()
+    report.articles += [
+        WrittenArticle("Old_Thing", False),
+        WrittenArticle("New_Thing", False),  # created, then linked: created
+    ]
+    text = render(report, None)
+    assert text.count("[[articles/Old_Thing|Old Thing]] (written by") == 1
+    assert text.count("[[articles/New_Thing|New Thing]] (written by") == 1
+    assert "### Articles created\n\n- [[articles/New_Thing|" in text
+    assert (report.summary()["articles_created"], report.summary()["articles_updated"]) == (1, 1)
+
+
 def test_a_report_links_the_talk_pages_given_a_proposal() -> None:
     report = a_night()
     report.talk = ["Claude_Code"]
