@@ -16,10 +16,12 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from dreaming.article import LEAD, parse
+from dreaming.article import LEAD, parse, render
 from dreaming.article.document import SEE_ALSO, Article, tail_rank
+from dreaming.article.known import KnownArticles
 from dreaming.article.linking import Names, Target, link_article, names_of
 from dreaming.article.markup import unlinked, wikilinks
+from dreaming.article.normalize import canonical_links
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.sections import extract_section, replace_section
 from dreaming.article.see_also import neighbours, with_see_also
@@ -38,8 +40,10 @@ from stages.runner.contract import (
 )
 from stages.runner.write import Edit
 
-VERSION = "3"
-"""Part of every unit's input: a changed rule links every article again."""
+VERSION = "4"
+"""Part of every unit's input: a changed rule links every article again. 4: links name
+the file stem (Obsidian's rule), so every article is looked at once to respell its
+links written before."""
 
 
 class LinkStage:
@@ -50,7 +54,7 @@ class LinkStage:
     commit an article was most of a first night's LINK over a big wiki (40 ms each)."""
 
     def __init__(self) -> None:
-        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], names_of([]), {}))
+        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], names_of([]), {}, KnownArticles()))
         """The run whose units were listed, and the articles' names and neighbours then."""
         self._read: dict[str, _Read] = {}
         """What LINK read of each article last time, kept while its bytes stay the same:
@@ -82,14 +86,18 @@ class LinkStage:
         touched = [LEAD if heading == "" else heading for heading in changed]
         if listed != linked:
             touched.append(SEE_ALSO)
-        if not touched:
+        # A link another night or the person spelled `[[Claude Code]]` opens no note in
+        # Obsidian when the file is `Claude_Code.md`: respelled as NORMALIZE spells links
+        # (the same article, the same words, so no part counts as changed).
+        listed = render(canonical_links(parse(listed), wiki.known.index(unit.key)))
+        if not touched and listed == text:
             return UnitResult("done")
         edit = Edit(unit.key, listed, checksum(before), tuple(touched), stage="link", unit=unit.key)
         refused = unwritten(writer.write(edit))
         if refused is not None:
             return refused
         self._remember(ctx, unit.key)
-        return UnitResult("done", _said(len(changed), listed != linked))
+        return UnitResult("done", _said(len(changed), SEE_ALSO in touched))
 
     def _current(self, ctx: StageContext) -> _Wiki:
         run_id, wiki = self._wiki
@@ -120,6 +128,8 @@ class _Wiki(NamedTuple):
     """The same, keyed for linking."""
     near: dict[str, tuple[str, ...]]
     """Each article's neighbours by the conversations they share, links and subjects."""
+    known: KnownArticles
+    """Every article, redirects included: what a link is spelled against."""
 
 
 class _Read(NamedTuple):
@@ -163,7 +173,7 @@ def _wiki(read: dict[str, _Read], named_in: dict[str, frozenset[str]]) -> _Wiki:
             if found is not None and found != stem:
                 linked_from.setdefault(found, set()).add(stem)
     by = {stem: frozenset(s) for stem, s in linked_from.items()}
-    return _Wiki(targets, names_of(targets), neighbours(cites, by, named_in))
+    return _Wiki(targets, names_of(targets), neighbours(cites, by, named_in), KnownArticles(read))
 
 
 def _unlinked(text: str) -> str:

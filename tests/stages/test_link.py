@@ -21,6 +21,12 @@ def write(vault: Vault, title: str, lead: str, sections: list[tuple[str, str]] =
     (vault.articles / f"{title.replace(' ', '_')}.md").write_text(text, encoding="utf-8")
 
 
+def git(vault: Vault, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(vault.root), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
 def night(
     vault: Vault, ledger: Ledger, run_id: str = "r1", stage: LinkStage | None = None
 ) -> tuple[int, int]:
@@ -100,6 +106,24 @@ def test_a_service_running_for_nights_sees_a_name_the_person_gave_an_article_bet
     night(vault, ledger, "r2", stage)
     code = (vault.articles / "Claude_Code.md").read_text(encoding="utf-8")
     assert "files work in the [[Beads|tracker]]." in code
+
+
+def test_a_link_written_before_links_named_the_file_is_respelled_once(
+    vault: Vault, ledger: Ledger
+) -> None:
+    # Earlier nights wrote `[[Claude Code]]` for `Claude_Code.md`: a link to no note in
+    # Obsidian, which reads no `_` as a space. LINK respells it once; the words stay.
+    write(vault, "Claude Code", "Claude Code runs agents.")
+    write(vault, "Beads", "Beads is used by [[Claude Code]] and [[claude code|the agent]].")
+    git(vault, "add", "-A")
+    git(vault, "-c", "user.name=p", "-c", "user.email=p@localhost", "commit", "-qm", "old")
+    night(vault, ledger, "r1")
+    beads = (vault.articles / "Beads.md").read_text(encoding="utf-8")
+    assert "used by [[Claude_Code|Claude Code]] and [[Claude_Code|the agent]]." in beads
+    head = git(vault, "rev-parse", "HEAD")
+    night(vault, ledger, "r2")
+    night(vault, ledger, "r3")
+    assert git(vault, "rev-parse", "HEAD") == head
 
 
 def test_a_person_s_edit_made_while_link_runs_wins(vault: Vault, ledger: Ledger) -> None:
