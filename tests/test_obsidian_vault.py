@@ -6,10 +6,10 @@ alias: the whole target is an exact vault path (`[[Talk/Beads]]`), else a file o
 name in the linking note's own folder, else the one with the shortest path; without
 regard to case. (Obsidian's help, "Internal links" and "Aliases"; the order observed on
 Obsidian 1.13.7 through `app.metadataCache.getFirstLinkpathDest`, pvliesdonk/
-markdown-vault-mcp#1380.) obsidiantools follows the name only, with case, and names a
-note by its path when two share a name, so `resolve` below applies Obsidian's order to
-the links obsidiantools read; where obsidiantools alone is enough (a vault with unique
-names) the tests ask it directly.
+markdown-vault-mcp#1380.) obsidiantools matches the name only, with case, and knows a
+note by its path only when two share a name, so `resolve` below applies Obsidian's order
+to the links obsidiantools read; its own list of missing notes is checked too, its
+blind spots named. The test skips, saying why, where obsidiantools is not installed.
 """
 
 from __future__ import annotations
