@@ -57,8 +57,9 @@ def refs(*convs: str) -> str:
 
 def seed(vault: Vault) -> None:
     """Articles as earlier nights wrote them (titles of two words live in `Title_Two.md`),
-    one a person made in Obsidian (`Rain Barrel.md`, spaces in its name) and a person's
-    link in other case to a heading; a category to file under, a split rule to meet."""
+    one a person made in Obsidian (`Rain Barrel.md`, spaces in its name, a link by an
+    alias), a person's link in other case to a heading; a category to file under and a
+    split rule to meet."""
     articles = {
         "Garden_Shed": build(
             "Garden Shed",
@@ -87,7 +88,10 @@ def seed(vault: Vault) -> None:
             "Issue Tracker", lead=f"{BEADS}[^1]", sections=[("References", refs("cccc3333"))],
             infobox={"kind": "thing"},
         ),
-        "Rain Barrel": "# Rain Barrel\n\nMy rain barrel catches water off the shed roof.\n",
+        "Rain Barrel": (
+            "# Rain Barrel\n\nMy rain barrel catches water off the shed roof.\n\n"
+            "I cut its tap hole with [[the drill]].\n"
+        ),
     }  # fmt: skip
     for stem, text in articles.items():
         (vault.articles / f"{stem}.md").write_text(text, encoding="utf-8")
@@ -215,6 +219,13 @@ def test_a_note_a_person_named_with_spaces_is_linked_by_its_name(night: Path) ->
     vault = obsidian(night)
     assert "Rain Barrel" in vault.backlinks_index
     assert "Cordless_Drill" in vault.backlinks_index["Rain Barrel"]
+
+
+def test_a_person_s_link_by_an_alias_names_the_file(night: Path) -> None:
+    # "the drill" is an alias of Cordless Drill (its infobox): Obsidian opens no note by
+    # an alias, so LINK names the file and keeps the words.
+    barrel = (night / "articles" / "Rain Barrel.md").read_text(encoding="utf-8")
+    assert "with [[Cordless_Drill|the drill]]." in barrel
 
 
 def test_a_person_s_link_to_a_heading_names_the_file_and_keeps_the_heading(night: Path) -> None:

@@ -56,12 +56,13 @@ class KnownArticles:
         """Whether a link keyed `key` names an article."""
         return key in self._keys
 
-    def index(self, own: str) -> Mapping[str, str]:
+    def index(self, own: str, aliases: Mapping[str, str] | None = None) -> Mapping[str, str]:
         """Link key → the stem a link to it is spelled with, for the article `own` (its
         stem): keys two files share (`Foo_Bar.md` and `Foo Bar.md`, or names differing
         only by case) are left out, such links staying as written, and `own` is in,
-        unless another file shares its key."""
-        return _Index(self._spelled, own)
+        unless another file shares its key. `aliases` (key → stem) answer for the keys
+        no article is named by."""
+        return _Index(self._spelled, own, aliases or {})
 
 
 def linkable(title: str) -> bool:
@@ -72,8 +73,9 @@ class _Index(Mapping[str, str]):
     """A read-only view: building a dict of every title for each write was the cost
     this module exists to save."""
 
-    def __init__(self, spelled: dict[str, set[str]], own: str) -> None:
+    def __init__(self, spelled: dict[str, set[str]], own: str, aliases: Mapping[str, str]) -> None:
         self._spelled = spelled
+        self._aliases = aliases
         title = title_for_stem(own)
         self._own = (heading_key(title), nfc(own)) if linkable(title) and linkable(own) else None
 
@@ -81,12 +83,18 @@ class _Index(Mapping[str, str]):
         found = self._spelled.get(key, set())
         if self._own is not None and key == self._own[0]:
             found = found | {self._own[1]}
+        if not found and key in self._aliases:
+            return self._aliases[key]
         if len(found) != 1:
             raise KeyError(key)
         return next(iter(found))
 
     def __iter__(self) -> Iterator[str]:
-        keys = set(self._spelled) | ({self._own[0]} if self._own is not None else set())
+        keys = (
+            set(self._spelled)
+            | set(self._aliases)
+            | ({self._own[0]} if self._own is not None else set())
+        )
         return (k for k in sorted(keys) if k in self)
 
     def __len__(self) -> int:

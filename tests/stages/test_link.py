@@ -126,6 +126,26 @@ def test_a_link_written_before_links_named_the_file_is_respelled_once(
     assert git(vault, "rev-parse", "HEAD") == head
 
 
+def test_a_link_by_an_alias_names_the_file_so_obsidian_opens_it(
+    vault: Vault, ledger: Ledger
+) -> None:
+    # Obsidian opens a note by its file name only: an alias (ours live in the infobox)
+    # is a name for suggestions, never a link target (its help, "Aliases").
+    drill = build(
+        "Cordless Drill", lead="An 18 V drill.", sections=[],
+        infobox={"kind": "thing", "aliases": "the drill"},
+    )  # fmt: skip
+    (vault.articles / "Cordless_Drill.md").write_text(drill, encoding="utf-8")
+    write(vault, "Shed", "The shed was built with [[the drill]].", [("Roof", "See [[The Drill]].")])
+    night(vault, ledger, "r1")
+    shed = (vault.articles / "Shed.md").read_text(encoding="utf-8")
+    assert "built with [[Cordless_Drill|the drill]]." in shed
+    assert "See [[Cordless_Drill|The Drill]]." in shed
+    head = git(vault, "rev-parse", "HEAD")
+    night(vault, ledger, "r2")
+    assert git(vault, "rev-parse", "HEAD") == head
+
+
 def test_a_person_s_edit_made_while_link_runs_wins(vault: Vault, ledger: Ledger) -> None:
     write(vault, "Beads", "Beads tracks issues.")
     write(vault, "Claude Code", "Claude Code uses Beads.")
