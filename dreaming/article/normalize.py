@@ -142,8 +142,11 @@ def _canonical_link(
         alias = ""
     else:
         # Keep what the reader saw: "[[foo bar]]" becomes "[[Foo_Bar|foo bar]]"; a list
-        # of links (See also) reads as titles: "[[foo bar]]" becomes "[[Foo_Bar|Foo Bar]]".
-        shown = link.target.replace("_", " ").strip() if keep_surface else title_for_stem(stem)
+        # of links (See also) reads as titles: "[[foo bar]]" becomes "[[Foo_Bar|Foo Bar]]",
+        # but a link by another name (an alias) keeps that name.
+        shown = link.target.replace("_", " ").strip()
+        if not keep_surface and heading_key(shown) == heading_key(stem):
+            shown = title_for_stem(stem)
         alias = f"{bar}{shown}" if shown != target else ""
     return f"[[{target}{anchor}{alias}]]"
 

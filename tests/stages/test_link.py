@@ -136,11 +136,18 @@ def test_a_link_by_an_alias_names_the_file_so_obsidian_opens_it(
         infobox={"kind": "thing", "aliases": "the drill"},
     )  # fmt: skip
     (vault.articles / "Cordless_Drill.md").write_text(drill, encoding="utf-8")
-    write(vault, "Shed", "The shed was built with [[the drill]].", [("Roof", "See [[The Drill]].")])
+    see_also = ("See also", "- [[the drill]]")
+    write(
+        vault,
+        "Shed",
+        "The shed was built with [[the drill]].",
+        [("Roof", "[[The Drill]]."), see_also],
+    )
     night(vault, ledger, "r1")
     shed = (vault.articles / "Shed.md").read_text(encoding="utf-8")
     assert "built with [[Cordless_Drill|the drill]]." in shed
-    assert "See [[Cordless_Drill|The Drill]]." in shed
+    assert "\n[[Cordless_Drill|The Drill]].\n" in shed
+    assert "## See also\n\n- [[Cordless_Drill|the drill]]\n" in shed  # the person's words
     head = git(vault, "rev-parse", "HEAD")
     night(vault, ledger, "r2")
     assert git(vault, "rev-parse", "HEAD") == head
