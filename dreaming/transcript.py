@@ -55,5 +55,6 @@ def content_id(source: str, *parts: str) -> str:
     h = hashlib.sha256(source.encode())
     for p in parts:
         h.update(b"\0")
-        h.update(p.encode())
+        # A lone surrogate (a JSON "\\ud800") has no UTF-8; its code is hashed as it is.
+        h.update(p.encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:32]

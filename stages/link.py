@@ -16,14 +16,16 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from dreaming.article import LEAD, parse
+from dreaming.article import LEAD, parse, render
 from dreaming.article.document import SEE_ALSO, Article, tail_rank
+from dreaming.article.known import KnownArticles, linkable
 from dreaming.article.linking import Names, Target, link_article, names_of
 from dreaming.article.markup import unlinked, wikilinks
+from dreaming.article.normalize import canonical_links
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.sections import extract_section, replace_section
 from dreaming.article.see_also import neighbours, with_see_also
-from dreaming.article.titles import heading_key, title_for_stem
+from dreaming.article.titles import heading_key, nfc, title_for_stem
 from dreaming.ledger import subjects
 from dreaming.vault import checksum
 from dreaming.vault.files import read_articles
@@ -38,8 +40,10 @@ from stages.runner.contract import (
 )
 from stages.runner.write import Edit
 
-VERSION = "3"
-"""Part of every unit's input: a changed rule links every article again."""
+VERSION = "4"
+"""Part of every unit's input: a changed rule links every article again. 4: links name
+the file stem (Obsidian's rule), so every article is looked at once to respell its
+links written before."""
 
 
 class LinkStage:
@@ -50,7 +54,7 @@ class LinkStage:
     commit an article was most of a first night's LINK over a big wiki (40 ms each)."""
 
     def __init__(self) -> None:
-        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], names_of([]), {}))
+        self._wiki: tuple[str, _Wiki] = ("", _Wiki([], names_of([]), {}, KnownArticles(), {}))
         """The run whose units were listed, and the articles' names and neighbours then."""
         self._read: dict[str, _Read] = {}
         """What LINK read of each article last time, kept while its bytes stay the same:
@@ -82,14 +86,16 @@ class LinkStage:
         touched = [LEAD if heading == "" else heading for heading in changed]
         if listed != linked:
             touched.append(SEE_ALSO)
-        if not touched:
+        listed, respelled = _respelled(listed, wiki, unit.key)
+        touched += [part for part in respelled if part not in touched]
+        if not touched and listed == text:
             return UnitResult("done")
         edit = Edit(unit.key, listed, checksum(before), tuple(touched), stage="link", unit=unit.key)
         refused = unwritten(writer.write(edit))
         if refused is not None:
             return refused
         self._remember(ctx, unit.key)
-        return UnitResult("done", _said(len(changed), listed != linked))
+        return UnitResult("done", _said(len(changed), SEE_ALSO in touched))
 
     def _current(self, ctx: StageContext) -> _Wiki:
         run_id, wiki = self._wiki
@@ -120,6 +126,10 @@ class _Wiki(NamedTuple):
     """The same, keyed for linking."""
     near: dict[str, tuple[str, ...]]
     """Each article's neighbours by the conversations they share, links and subjects."""
+    known: KnownArticles
+    """Every article, redirects included: what a link is spelled against."""
+    aliases: dict[str, str]
+    """An alias's key → the one article it names, where it is no article's title."""
 
 
 class _Read(NamedTuple):
@@ -163,7 +173,35 @@ def _wiki(read: dict[str, _Read], named_in: dict[str, frozenset[str]]) -> _Wiki:
             if found is not None and found != stem:
                 linked_from.setdefault(found, set()).add(stem)
     by = {stem: frozenset(s) for stem, s in linked_from.items()}
-    return _Wiki(targets, names_of(targets), neighbours(cites, by, named_in))
+    known = KnownArticles(read)
+    named: dict[str, set[str]] = {}
+    for t in targets:
+        for alias in t.names[1:]:
+            named.setdefault(heading_key(alias), set()).add(t.stem)
+    # An alias two articles share, or one that is also a title, names no one file.
+    aliases = {
+        key: nfc(stem)
+        for key, stems in named.items()
+        if key and len(stems) == 1 and not known.resolves(key)
+        for stem in stems
+        if linkable(stem)
+    }
+    return _Wiki(targets, names_of(targets), neighbours(cites, by, named_in), known, aliases)
+
+
+def _respelled(text: str, wiki: _Wiki, stem: str) -> tuple[str, list[str]]:
+    """`text` with every link naming its article's file, and the parts whose links an
+    alias named. Obsidian opens a note by its file name alone: `[[Claude Code]]` (as
+    earlier nights wrote links to `Claude_Code.md`) and `[[the agent]]` (an alias of
+    ours) open none. Respelled as NORMALIZE spells links, the words kept; a part whose
+    link named an alias names another key now, so it is named as changed."""
+    article = parse(text)
+    out = canonical_links(article, wiki.known.index(stem, wiki.aliases))
+    if out is article:
+        return text, []
+    parts = [LEAD] if (out.lead, out.banner) != (article.lead, article.banner) else []
+    parts += [a.heading for a, b in zip(article.sections, out.sections, strict=True) if a != b]
+    return render(out), parts
 
 
 def _unlinked(text: str) -> str:

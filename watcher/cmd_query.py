@@ -200,3 +200,13 @@ def query_source(
 ) -> None:
     """The conversation a `conv:HASH` footnote cites, message by message (redacted)."""
     _run(vault_path, as_json, lambda r: r.source(conv, start=start, end=end, page=page))
+
+
+@query.command("takeoff")
+@vault_option
+@json_option
+@click.argument("topic")
+def query_takeoff(vault_path: Path | None, as_json: bool, topic: str) -> None:
+    """An agent's first minute on TOPIC: lead, History, newest conversation, open
+    questions, the section changed last, and the reads that go deeper."""
+    _run(vault_path, as_json, lambda r: r.takeoff(topic))

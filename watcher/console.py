@@ -53,6 +53,14 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def sized(n: int) -> str:
+    """`491.4 MB`: a byte count as a person reads it."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
 FileProgress = Callable[[int, int, str], None]
 """(files done, files in all, the file at hand): what file-by-file work reports."""
 

@@ -37,10 +37,12 @@ what THEY chose, use, think or did, not for weather, public facts or ordinary co
 Look it up before answering a question about the person's own past work or choices. \
 Find, then read, in small reads: `resolve` the name the question is about, `read` the \
 article's contents and lead, then `section` the ONE section that answers. Follow \
-`links` for a related article; `search` only when no name resolves. Every result is \
-at most 2 KB; a cut result names its next read. Never read a whole article to find \
-one fact. Answer as a continuation of what they said, not "according to the wiki"; \
-check a claim against what was said with `source` when it matters."""
+`links` for a related article; `search` only when no name resolves. To pick up work \
+on a topic the person worked on before, `takeoff` it first: the lead, what changed \
+last, what is still open, and where to read on. Every result is at most 2 KB; a cut \
+result names its next read. Never read a whole article to find one fact. Answer as a \
+continuation of what they said, not "according to the wiki"; check a claim against \
+what was said with `source` when it matters."""
 
 _READ_ONLY = ToolAnnotations(
     title=None, read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -91,6 +93,14 @@ DESCRIPTIONS = {
         "ranked hits with a short snippet each. No embeddings; use the person's own "
         "words. Then read the top hit's section, not the whole article."
     ),
+    "takeoff": (
+        "CONTINUING A TOPIC: the first read when picking up work on a project or subject "
+        "the person worked on before. One call (at most 2 KB) gives the article's lead, "
+        "its latest changes (History lines, the newest conversation it cites, with its "
+        "date), the questions the person asked that the article leaves open, the section "
+        "changed last, and the next reads to make (section, source). `topic`: a name as "
+        "the person would say it."
+    ),
     "source": (
         "The conversation a footnote cites (`conv:HASH` in an article's References), "
         "paged by message (`start`, `end`, `page`), secrets already redacted: to check "
@@ -111,6 +121,7 @@ PARAMETERS = {
     "text": "The person's own words for what is wanted.",
     "limit": "How many hits, at most.",
     "conv": "The conversation's hash from a `conv:HASH` footnote.",
+    "topic": "The project or subject to pick up, as the person would name it.",
     "start": "The first message to show (1-based).",
     "end": "The last message to show.",
 }
@@ -162,6 +173,9 @@ def build_server(reader: Reader) -> MCPServer:
     ) -> CallToolResult:
         return ask(lambda: reader.source(conv, start=start, end=end, page=page))
 
+    async def takeoff(topic: str) -> CallToolResult:
+        return ask(lambda: reader.takeoff(topic))
+
     functions: list[Callable[..., Awaitable[CallToolResult]]] = [
         resolve,
         read,
@@ -173,6 +187,7 @@ def build_server(reader: Reader) -> MCPServer:
         status,
         search,
         source,
+        takeoff,
     ]
     named = {fn.__name__.rstrip("_"): fn for fn in functions}
     tools = [_tool(name, fn) for name, fn in named.items()]

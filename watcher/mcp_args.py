@@ -19,7 +19,7 @@ from typing import Any
 from dreaming.query import QueryError
 from dreaming.query.budget import RANGES, number, span
 
-TEXTS = frozenset({"name", "stem", "heading", "kind", "category", "type", "text", "conv"})
+TEXTS = frozenset({"name", "stem", "heading", "kind", "category", "type", "text", "conv", "topic"})
 FLAGS = frozenset({"full"})
 _IGNORED = {"self", "ctx", "context"}
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from dreaming.article.markup import MARKER
+from dreaming.article.markup import MARKER, unlinked
 from dreaming.article.words import STOPWORDS, content_words, sentences, stem, stems, words
 
 _FRAME = re.compile(
@@ -90,7 +90,7 @@ class Kept:
 def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> Kept:
     """The sentences the excerpt allows, in order, and why each other one went. The
     title's own words need no support: every sentence is about it. Footnote markers and
-    link brackets are read past (an article's sentences carry them)."""
+    links are read as the words they show (an article's sentences carry them)."""
     options = offered_options(excerpt)
     said = _person_lines(excerpt)
     kept: list[str] = []
@@ -107,7 +107,8 @@ def keep_supported(sentences: Sequence[str], excerpt: str, title: str = "") -> K
         if not kept and title:
             sentence = _named(sentence, previous, title)
         previous = sentence
-        plain = MARKER.sub("", sentence).replace("[[", "").replace("]]", "")
+        # A link is the words the reader sees: `[[Tool_Storage_Shed|shed]]` says "shed".
+        plain = unlinked(MARKER.sub("", sentence))
         why = (
             (None if kept else opens_mid_thought(plain))
             or about_the_source(plain)

@@ -33,7 +33,7 @@ from dreaming.article.fences import (
 )
 from dreaming.article.layout import BOM, clean_block, layout, split_block
 from dreaming.article.markup import BANNER_LINE, STUB, STUB_RE, Footnote, atx_heading
-from dreaming.article.titles import heading_key
+from dreaming.article.titles import heading_key, title_for_stem
 
 LEAD = ""
 """The heading name that addresses the lead in section functions."""
@@ -348,7 +348,7 @@ def render(article: Article) -> str:
     if a.title is not None:
         pieces.append(_part(src.title, a.title, ("# " + _one_line(a.title)).rstrip(" "), eol))
     if a.banner is not None:
-        banner = f"*Part of a series on [[{_one_line(a.banner)}]].*"
+        banner = f"*Part of a series on [[{_banner_link(_one_line(a.banner))}]].*"
         pieces.append(_part(src.banner, a.banner, banner, eol))
     if a.infobox is not None:
         pieces.append(_part(src.infobox, a.infobox, _infobox_block(a.infobox, eol), eol))
@@ -378,6 +378,14 @@ def render(article: Article) -> str:
     if out and (prev is None or prev != src.last_index):
         out = add_eol(_strip_trailing_blank_lines(out), eol)
     return src.bom + out
+
+
+def _banner_link(target: str) -> str:
+    """The inside of the banner's link: a stem read as its title when they differ
+    (`Garden_Shed|Garden Shed`), so that Obsidian, which shows a link's target as it is
+    written, shows the parent's title."""
+    shown = title_for_stem(target)
+    return target if shown == target else f"{target}|{shown}"
 
 
 # ---------------------------------------------------------------- building

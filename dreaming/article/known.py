@@ -1,6 +1,11 @@
 """The articles a vault holds, by the key a link finds each under (`heading_key` of its
 title): what NORMALIZE spells links against and what the gate resolves new links in.
 
+A link is spelled with the article's file stem, as the file spells it (`Garden_Shed`,
+or `Rain Barrel` for a file a person named with spaces): Obsidian opens the note whose
+file name a link names, case aside, and reads no `_` as a space, so `[[Garden Shed]]`
+is a link to no note there (docs/vault.md, "Links in Obsidian").
+
 Built once for a night's writer and grown as the night creates articles, so that a
 write looks its links up instead of keying every title of the vault again (a thousand
 titles keyed a write was most of a first night's LINK over a big wiki).
@@ -11,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from dreaming.article.titles import heading_key, title_for_stem
+from dreaming.article.titles import heading_key, nfc, title_for_stem
 
 _UNSAFE_IN_LINK = re.compile(r"[\[\]|#^`{}\r\n]")
 """A title holding one of these cannot stand inside `[[...]]`: links to it are left
@@ -25,7 +30,8 @@ class KnownArticles:
     def __init__(self, stems: Iterable[str] = ()) -> None:
         self._stems: set[str] = set()
         self._keys: set[str] = set()
-        self._titles: dict[str, set[str]] = {}
+        self._spelled: dict[str, set[str]] = {}
+        """A link key → the stems of the articles it names."""
         for stem in stems:
             self.add(stem)
 
@@ -36,8 +42,9 @@ class KnownArticles:
         title = title_for_stem(stem)
         key = heading_key(title)
         self._keys.add(key)
-        if linkable(title):
-            self._titles.setdefault(key, set()).add(title)
+        if linkable(title) and linkable(stem):
+            # Composed (NFC), as the title: a Mac may name the file decomposed.
+            self._spelled.setdefault(key, set()).add(nfc(stem))
 
     def __contains__(self, stem: object) -> bool:
         return stem in self._stems
@@ -49,11 +56,13 @@ class KnownArticles:
         """Whether a link keyed `key` names an article."""
         return key in self._keys
 
-    def index(self, own: str) -> Mapping[str, str]:
-        """Link key → the title a link to it is spelled with, for the article `own`
-        (its stem): keys two titles share are left out (such links stay as written),
-        and `own` is in, unless another title shares its key."""
-        return _Index(self._titles, own)
+    def index(self, own: str, aliases: Mapping[str, str] | None = None) -> Mapping[str, str]:
+        """Link key → the stem a link to it is spelled with, for the article `own` (its
+        stem): keys two files share (`Foo_Bar.md` and `Foo Bar.md`, or names differing
+        only by case) are left out, such links staying as written, and `own` is in,
+        unless another file shares its key. `aliases` (key → stem) answer for the keys
+        no article is named by."""
+        return _Index(self._spelled, own, aliases or {})
 
 
 def linkable(title: str) -> bool:
@@ -64,21 +73,28 @@ class _Index(Mapping[str, str]):
     """A read-only view: building a dict of every title for each write was the cost
     this module exists to save."""
 
-    def __init__(self, titles: dict[str, set[str]], own: str) -> None:
-        self._titles = titles
+    def __init__(self, spelled: dict[str, set[str]], own: str, aliases: Mapping[str, str]) -> None:
+        self._spelled = spelled
+        self._aliases = aliases
         title = title_for_stem(own)
-        self._own = (heading_key(title), title) if linkable(title) else None
+        self._own = (heading_key(title), nfc(own)) if linkable(title) and linkable(own) else None
 
     def __getitem__(self, key: str) -> str:
-        found = self._titles.get(key, set())
+        found = self._spelled.get(key, set())
         if self._own is not None and key == self._own[0]:
             found = found | {self._own[1]}
+        if not found and key in self._aliases:
+            return self._aliases[key]
         if len(found) != 1:
             raise KeyError(key)
         return next(iter(found))
 
     def __iter__(self) -> Iterator[str]:
-        keys = set(self._titles) | ({self._own[0]} if self._own is not None else set())
+        keys = (
+            set(self._spelled)
+            | set(self._aliases)
+            | ({self._own[0]} if self._own is not None else set())
+        )
         return (k for k in sorted(keys) if k in self)
 
     def __len__(self) -> int:

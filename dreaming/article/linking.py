@@ -180,11 +180,21 @@ def _after_frontmatter(lines: Sequence[str]) -> int:
 
 
 def wikilink(stem: str, surface: str) -> str:
-    """The link to the article `stem` as NORMALIZE writes links (its title, spaces not
-    `_`: docs/article-grammar.md): `[[Title]]` when the words are the title itself, else
-    `[[Title|words]]`, so the write door has nothing to rewrite."""
-    title = title_for_stem(stem)
-    return f"[[{title}]]" if surface == title else f"[[{title}|{surface}]]"
+    """The link to the article `stem` as NORMALIZE writes links (its file stem, the name
+    Obsidian finds the note by: docs/article-grammar.md): `[[Stem]]` when the words are
+    the stem itself, else `[[Stem|words]]`, so the write door has nothing to rewrite."""
+    target = nfc(stem)
+    return f"[[{target}]]" if surface == target else f"[[{target}|{surface}]]"
+
+
+def page_link(stem: str, shown: str | None = None, *, bar: str = "|") -> str:
+    """The link to the article `stem` from a page outside `articles/` (a Talk page, a run
+    report, STATION.md): by its vault path, `[[articles/Stem|Title]]`. Obsidian opens
+    the note a whole vault path names before any other; a bare `[[Stem]]` would open a
+    note of that name beside the linking page first (a Talk page links to itself) or the
+    shortest path of that name (`Talk/Stem.md` over `articles/Stem.md`). `bar` is `\\|`
+    inside a table row."""
+    return f"[[articles/{nfc(stem)}{bar}{title_for_stem(stem) if shown is None else shown}]]"
 
 
 def _prose(text: str) -> str:

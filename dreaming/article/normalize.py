@@ -122,30 +122,45 @@ def _with_blocks(article: Article, lead: str, bodies: Sequence[str]) -> Article:
 
 
 def _canonical_link(
-    link: WikiLink, index: Mapping[str, str], keep_surface: bool, in_table: bool
+    link: WikiLink, index: Mapping[str, str], keep_surface: bool, in_table: bool, as_title: bool
 ) -> str | None:
     """The rewritten `[[...]]`, or None to leave the link as written."""
     if link.embed or category_name(link) or "`" in link.target or "/" in link.target:
         return None
-    target = index.get(heading_key(link.target))
-    if target is None or target == link.target:
+    stem = index.get(heading_key(link.target))
+    if stem is None:
+        return None
+    target = title_for_stem(stem) if as_title else stem
+    if target == link.target:
         return None
     anchor = f"#{link.anchor}" if link.anchor is not None else ""
     bar = "\\|" if in_table else "|"
     if link.alias is not None:
         alias = f"{bar}{link.alias}"
+    elif anchor:
+        # Obsidian shows an anchored link as "Page > Heading" without being told.
+        alias = ""
     else:
-        # Keep what the reader saw: "[[foo bar]]" becomes "[[Foo Bar|foo bar]]".
+        # Keep what the reader saw: "[[foo bar]]" becomes "[[Foo_Bar|foo bar]]"; a list
+        # of links (See also) reads as titles: "[[foo bar]]" becomes "[[Foo_Bar|Foo Bar]]",
+        # but a link by another name (an alias) keeps that name.
         shown = link.target.replace("_", " ").strip()
-        alias = f"{bar}{shown}" if keep_surface and shown != target and not anchor else ""
+        if not keep_surface and heading_key(shown) == heading_key(stem):
+            shown = title_for_stem(stem)
+        alias = f"{bar}{shown}" if shown != target else ""
     return f"[[{target}{anchor}{alias}]]"
 
 
-def relink(text: str, index: Mapping[str, str], *, keep_surface: bool = True) -> str:
-    """Point every resolvable wikilink in `text` at its on-disk title.
+def relink(
+    text: str, index: Mapping[str, str], *, keep_surface: bool = True, as_title: bool = False
+) -> str:
+    """Point every resolvable wikilink in `text` at its article's file stem, so that
+    Obsidian, which finds a note by its file name only, opens it.
 
-    With keep_surface, a link without an alias gets one holding the text the
-    reader saw, so prose reads the same; lists of links (See also) skip that.
+    With keep_surface, a link without an alias gets one holding the text the reader
+    saw, so prose reads the same; lists of links (See also) get the title. With
+    as_title the link names the title instead (`[[Foo Bar]]`): the infobox is a code
+    block to Obsidian, text no one follows there, so it is written to read best.
     """
     out, pos = [], 0
     links = wikilinks(text)
@@ -155,7 +170,7 @@ def relink(text: str, index: Mapping[str, str], *, keep_surface: bool = True) ->
     starts = list(itertools.accumulate(len(line) for line in split_lines(text)))
     for link in links:
         in_table = tables[bisect.bisect_right(starts, link.start)]
-        new = _canonical_link(link, index, keep_surface, in_table)
+        new = _canonical_link(link, index, keep_surface, in_table, as_title)
         if new is not None:
             out += [text[pos : link.start], new]
             pos = link.end
@@ -163,7 +178,7 @@ def relink(text: str, index: Mapping[str, str], *, keep_surface: bool = True) ->
 
 
 def canonical_links(article: Article, index: Mapping[str, str]) -> Article:
-    """Links point at titles with spaces, in the casing of the file on disk."""
+    """Links point at their articles' file stems, as the files spell them."""
     lead = relink(article.lead, index)
     bodies = [relink(s.body, index, keep_surface=tail_rank(s) != 1) for s in article.sections]
     article = _with_blocks(article, lead, bodies)
@@ -192,7 +207,9 @@ def sort_infobox(article: Article, index: Mapping[str, str]) -> Article:
     if article.infobox is None or infobox_malformed(article):
         return article
     ordered = sorted(enumerate(article.infobox), key=_infobox_order)
-    fields = tuple((k, relink(v, index, keep_surface=False)) for _, (k, v) in ordered)
+    fields = tuple(
+        (k, relink(v, index, keep_surface=False, as_title=True)) for _, (k, v) in ordered
+    )
     return article if fields == article.infobox else replace(article, infobox=fields)
 
 

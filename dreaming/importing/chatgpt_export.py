@@ -278,6 +278,9 @@ class _Window:
                     ) from None
                 self._fill(min(max(BLOCK, held), max_bytes + 1 - held))
                 continue
+            except ValueError:
+                # Not bad JSON but a number Python will not read (over 4,300 digits).
+                raise self.broken(where, "a number of more than 4,300 digits") from None
             except RecursionError:
                 raise self.broken(where, "nested too deeply") from None
             text = self.text[self.pos : end]

@@ -27,7 +27,7 @@ from dreaming.raw.detect import HEAD_BYTES, detect
 SourceKind = Literal["claude-code", "codex", "pi", "chatgpt", "folder", "file"]
 NAMED_KINDS: tuple[SourceKind, ...] = ("claude-code", "codex", "pi")
 # What each host keeps in its session folder beside its sessions is not read.
-_TAKEN: dict[str, tuple[str, ...]] = {
+TAKEN: dict[str, tuple[str, ...]] = {
     "claude-code": (".jsonl", ".meta.json"),  # sessions, subagents and their sidecars
     "codex": (".jsonl", ".json"),  # rollouts; the oldest CLI wrote one JSON document
     "pi": (".jsonl",),
@@ -138,7 +138,7 @@ def plan(source: Source, vault: Path | None = None) -> Plan:
     elif not source.path.is_dir():
         p.missing = True
     else:
-        endings = _TAKEN[source.kind]
+        endings = TAKEN[source.kind]
         for path, rel, st in walk(source.path, p.problems, vault):
             if path.name.endswith(endings):
                 p.files.append(_file_item(path, rel, source.kind, st))

@@ -90,10 +90,12 @@ class Loose:
     label: str
     seen: str | None
     """Its conversation's updated time."""
+    title: str = ""
+    """Its conversation's title ("" when it has none), for progress."""
 
 
 _LOOSE = (
-    "SELECT c.id, c.label, v.updated_at FROM chunks c "
+    "SELECT c.id, c.label, v.updated_at, COALESCE(v.title, '') FROM chunks c "
     "JOIN conversations v ON v.id = c.conv_id WHERE NOT EXISTS ("
     "SELECT 1 FROM bucket_chunks bc WHERE bc.chunk_id = c.id AND bc.bucket_id != 0)"
 )

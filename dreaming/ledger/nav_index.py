@@ -413,3 +413,47 @@ def citing(ledger: Ledger, hash8s: Sequence[str]) -> dict[str, int]:
             (json.dumps(list(hash8s)),),
         )
     }
+
+
+def cited_conversations(ledger: Ledger, hash8s: Sequence[str]) -> dict[str, str]:
+    """hash8 → the id of the conversation these citations name; of two sharing a hash8
+    (a collision), the smaller id, so a read is deterministic."""
+    found: dict[str, str] = {}
+    for h, i in ledger.each_in(
+        "SELECT hash8, id FROM conversations WHERE hash8 IN ({marks}) ORDER BY id",
+        list(dict.fromkeys(hash8s)),
+    ):
+        found.setdefault(str(h), str(i))
+    return found
+
+
+def user_messages(
+    ledger: Ledger,
+    conv_id: str,
+    ranges: Sequence[tuple[int, int]],
+    limit: int,
+    chars: int,
+) -> list[tuple[int, str]]:
+    """(position, text) of the person's messages in `conv_id`, newest first, at most
+    `limit`; only those inside one of `ranges` (first, last) when any are given. A text
+    over twice `chars` characters comes as its head and tail, `chars` each: a question
+    after a long paste is at the end, and no read holds a pasted megabyte."""
+    where = ""
+    args: list[object] = [chars * 2, chars, chars, conv_id]
+    if ranges:
+        where = (
+            " AND EXISTS (SELECT 1 FROM json_each(?) r WHERE m.position "
+            "BETWEEN json_extract(r.value, '$[0]') AND json_extract(r.value, '$[1]'))"
+        )
+        args.append(json.dumps([list(r) for r in ranges]))
+    args.append(limit)
+    return [
+        (int(p), str(t))
+        for p, t in ledger.db.execute(
+            "SELECT m.position, CASE WHEN length(m.text) <= ? THEN m.text "
+            "ELSE substr(m.text, 1, ?) || char(10) || substr(m.text, -?) END "
+            f"FROM messages m WHERE m.conv_id = ? AND m.role = 'user'{where} "
+            "ORDER BY m.position DESC LIMIT ?",
+            args,
+        )
+    ]

@@ -90,3 +90,16 @@ def unhomed(ledger: Ledger, chunk_ids: Sequence[str]) -> set[str]:
             chunk_ids,
         )
     }
+
+
+def ranges(ledger: Ledger, stem: str) -> dict[str, list[tuple[int, int]]]:
+    """conversation id → the (first, last) message ranges of the chunks woven into the
+    article `stem`: the very messages it was written from."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for conv_id, first, last in ledger.db.execute(
+        "SELECT c.conv_id, c.first_message, c.last_message FROM woven w "
+        "JOIN chunks c ON c.id = w.chunk_id WHERE w.stem = ? ORDER BY c.conv_id, c.first_message",
+        (stem,),
+    ):
+        found.setdefault(conv_id, []).append((int(first), int(last)))
+    return found

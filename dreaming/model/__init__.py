@@ -9,9 +9,11 @@ Public API (the CLI and the pipeline use only these):
 - `load(spec) -> TextModel`, `TextModel.complete(stage, system, user) -> Completion`;
   `constraint=Choice(...) | Lines(...) | Json(schema)` where the answer has a shape
 - `MeteredModel(model, budget=Budget(...), on_call=...)`, `CallRecord`, `BudgetExhausted`
-- `list_presets()`, `install(name, progress, fmt=...)`, `installable_preset(spec)` (the
-  preset a configured model names), `installable_format(spec)` (what that model loads:
-  the GGUF alone, or an mlx-lm folder too), `run_once(spec, prompt, system)`,
+- `list_presets()`, `models_dir()` (where they install), `install(name, progress,
+  fmt=...)` (progress: one `Step` at a time, its `Phase` and bytes),
+  `installable_preset(spec)` (the preset a configured model names),
+  `installable_format(spec)` (what that model loads: the GGUF alone, or an mlx-lm
+  folder too), `run_once(spec, prompt, system)`,
   `format_usage(usage, load_seconds(spec))`, `unload_all()`, `blas_status()` (which
   BLAS mlx runs on, and why; call it before anything imports mlx)
 """
@@ -35,7 +37,8 @@ from dreaming.model.loader import load, load_seconds, run_once, unload_all
 from dreaming.model.metered import Budget, BudgetExhausted, CallRecord, MeteredModel, StageTotals
 from dreaming.model.spec import ModelSpec, RecordSpec, parse_spec
 from dreaming.model.store.install import install, installable_format, installable_preset
-from dreaming.model.store.presets import PRESETS, Format, PresetInfo, list_presets
+from dreaming.model.store.presets import PRESETS, Format, PresetInfo, list_presets, models_dir
+from dreaming.model.store.steps import Phase, Step
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -54,9 +57,11 @@ __all__ = [
     "ModelCallError",
     "ModelSpec",
     "ModelUnavailable",
+    "Phase",
     "PresetInfo",
     "RecordSpec",
     "StageTotals",
+    "Step",
     "TextModel",
     "Usage",
     "blas_status",
@@ -67,6 +72,7 @@ __all__ = [
     "list_presets",
     "load",
     "load_seconds",
+    "models_dir",
     "parse_spec",
     "prompt_key",
     "run_once",

@@ -12,11 +12,16 @@ paths.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dreaming.ledger import Ledger
-from dreaming.query import graph, listing, names, pages, search, source
+from dreaming.query import graph, listing, names, pages, search, source, takeoff
 from dreaming.query.budget import BUDGET, QueryError, Result, argument, number
 from dreaming.query.index import NavIndex
 from dreaming.vault import Vault
+
+if TYPE_CHECKING:
+    from dreaming.vault.repo import VaultRepo
 
 __all__ = ["BUDGET", "QueryError", "Reader", "Result"]
 
@@ -28,6 +33,7 @@ class Reader:
         self.vault = vault
         self.ledger = ledger
         self.index = NavIndex(vault, ledger)
+        self._repo: VaultRepo | None = None
 
     def resolve(self, name: str) -> Result:
         """Title, alias or redirect (case and punctuation ignored) → the article's stem;
@@ -107,6 +113,22 @@ class Reader:
         for what, value in (("start", start), ("end", end), ("page", page)):
             number(what, value)
         return source.source(self.ledger, conv, start=start, end=end, page=page)
+
+    def takeoff(self, topic: str) -> Result:
+        """An agent's first minute on a topic: the article's lead, its History and newest
+        cited conversation, the questions left open, the section changed last, and the
+        reads that go deeper (`dreaming.query.takeoff`)."""
+        argument("topic", topic)
+        self.index.refresh()
+        return takeoff.takeoff(self.ledger, self._git, topic)
+
+    def _git(self) -> VaultRepo:
+        """The vault's git, opened at the first takeoff (GitPython is slow to import)."""
+        if self._repo is None:
+            from dreaming.vault.repo import VaultRepo
+
+            self._repo = VaultRepo(self.vault.root)
+        return self._repo
 
     def resolve_stems(self, name: str) -> list[str]:
         """`resolve` for code (the eval): the stems a name resolves to, best first."""

@@ -23,6 +23,7 @@ from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
 from dreaming.raw import aider, canonical, chatgpt, claude_code, codex, cortexes, markdown, pi
 from dreaming.raw.common import (
     MAX_BYTES,
+    TOO_LONG,
     Lines,
     binary_kind,
     decode,
@@ -58,7 +59,9 @@ _READERS: dict[str, Callable[[Path, str], list[Conversation]]] = {
 }
 # Markdown logs: read twice over the file's lines when big (turns, then bodies).
 _TWICE_READERS: dict[str, Callable[[Path, Rereadable], list[Conversation]]] = {
+    "aider": aider.parse_lines,
     "markdown": markdown.parse_lines,
+    "cortexes": cortexes.parse_lines,
     "raw": canonical.parse_lines,
 }
 _READ_TWICE_ABOVE = 16 * 1024 * 1024
@@ -115,6 +118,8 @@ def _unknown(path: Path, text: str) -> TranscriptError:
         except json.JSONDecodeError as e:
             error = e
             continue
+        except ValueError:
+            return TranscriptError(path, f"it {TOO_LONG}")
         return TranscriptError(path, _NOT_A_TRANSCRIPT)
     if error is not None and looks_truncated(s, error):
         return IncompleteTranscript(
@@ -341,8 +346,8 @@ _EMPTY = "file is empty; wait for the copy to finish or delete it"
 
 
 def _read_twice(path: Path, source: str, f: BinaryIO, head: bytes) -> ReadResult:
-    """A big Markdown log read from the file, once for its turns and once for their
-    bodies, so the text is never held whole beside the messages made of it."""
+    """A big Markdown log (plain, aider, Cortexes) read from the file, once for its turns
+    and once for their bodies, so the text is never held whole beside the messages."""
     streams: list[_Stream] = []
 
     def lines() -> Iterator[str]:
@@ -355,7 +360,7 @@ def _read_twice(path: Path, source: str, f: BinaryIO, head: bytes) -> ReadResult
     hashes = {s.sha.hexdigest() for s in streams if s.whole}
     if len(hashes) != 1 or _version(f) != before:
         raise IncompleteTranscript(path, "file changed while it was read; it will be read again")
-    if not conversations:
+    if not conversations and source in _FALLBACKS:
         raise _unknown(path, head.decode("utf-8", errors="ignore"))
     return _finish(source, conversations, hashes.pop(), before[0])
 
@@ -391,10 +396,14 @@ def _parsed(path: Path, text: str, source: str | None = None) -> tuple[str, list
     bytes named one already)."""
     source = source or detect_text(path, text[:HEAD_BYTES]) or "markdown"
     conversations = _parse(path, source, text)
-    if not conversations and source in ("markdown", "raw"):
-        # Nothing took the file (turns may also start past the detection head).
+    if not conversations and source in _FALLBACKS:
         raise _unknown(path, text)
     return source, conversations
+
+
+_FALLBACKS = ("markdown", "raw")
+"""Readers that find no turns in a file have not taken it (its turns may also start past
+the detection head); an aider or Cortexes file with none is still one of theirs."""
 
 
 def _is_json_scalar(text: str) -> bool:

@@ -4,14 +4,20 @@
 `#### ` lines are what the person typed (consecutive ones are one input), `> ` lines are
 aider's own console output (dropped), everything else is the assistant's reply. File
 edits in a reply (a file name, then a fenced block) are reduced to `[edit: name — N lines]`.
+
+A history is read in two passes over its lines, where its sessions start and then their
+messages, so a big one is never held whole beside the messages made of it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 
 from dreaming.raw.common import shorten, title_from
+from dreaming.raw.mdutil import Rereadable, text_lines
 from dreaming.transcript import Conversation, Message, content_id
 
 SOURCE = "aider"
@@ -67,10 +73,8 @@ def _reply_text(lines: list[str]) -> str:
     return _BLANKS_RE.sub("\n\n", "\n".join(out)).strip()
 
 
-def _session(lines: list[str]) -> list[Message]:
-    # Aider ends every typed line with two spaces (a Markdown line break); a reply's own
-    # `####` headings do not. Fall back to every `####` line if an editor trimmed them.
-    strict = any(ln.startswith("####") and ln.endswith("  ") for ln in lines)
+def _session(lines: Iterable[str], strict: bool) -> list[Message]:
+    """A session's messages; `strict` when its typed lines end in two spaces."""
     messages: list[Message] = []
     typed: list[str] = []
     reply: list[str] = []
@@ -104,15 +108,41 @@ def _session(lines: list[str]) -> list[Message]:
     return messages
 
 
+def _sessions(lines: Iterable[str]) -> list[tuple[int, str, int, bool]]:
+    """Each session's first line, when it started, the line past its last, and whether
+    its typed lines end in two spaces."""
+    starts: list[tuple[int, str]] = [(0, "")]
+    # Aider ends every typed line with two spaces (a Markdown line break); a reply's own
+    # `####` headings do not. Fall back to every `####` line if an editor trimmed them.
+    spaced = [False]
+    index = -1
+    for index, line in enumerate(lines):
+        if line.startswith("# aider") and (m := START_RE.match(line)):
+            starts.append((index + 1, m.group(1)))
+            spaced.append(False)
+        elif line.startswith("####") and line.endswith("  "):
+            spaced[-1] = True
+    ends = [first - 1 for first, _ in starts[1:]] + [index + 1]
+    found = [(*start, end, s) for start, end, s in zip(starts, ends, spaced, strict=True)]
+    # The lines before the first start are a session only in a history with none.
+    return found[1:] if len(found) > 1 else found
+
+
 def parse(path: Path, text: str) -> list[Conversation]:
-    lines = text.split("\n")
-    starts = [(i, m.group(1)) for i, ln in enumerate(lines) if (m := START_RE.match(ln))]
-    if not starts:
-        starts = [(-1, "")]
+    return parse_lines(path, text_lines(text))
+
+
+def parse_lines(path: Path, lines: Rereadable) -> list[Conversation]:
+    """The sessions in a history read twice over its lines (a big file from disk)."""
+    sessions = _sessions(lines())
+    rest = lines()
+    at = 0
     out: list[Conversation] = []
-    for k, (idx, when) in enumerate(starts):
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
-        messages = _session(lines[idx + 1 : end])
+    for first, when, end, strict in sessions:
+        for _ in islice(rest, first - at):
+            pass  # the line that starts the session; before the first, all above it
+        messages = _session(islice(rest, end - first), strict)
+        at = end
         if not messages:
             continue
         first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)

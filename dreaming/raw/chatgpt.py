@@ -224,8 +224,8 @@ def _one_at_a_time(text: str) -> list[Conversation] | None:
             if not text.startswith(",", at):
                 return None
             at += 1
-    except (json.JSONDecodeError, RecursionError):
-        return None
+    except (ValueError, RecursionError):
+        return None  # the whole document's reading says what is wrong
     if text[at:].strip(_SPACE) or not mapped:
         return None
     return out

@@ -118,39 +118,47 @@ def _add_item(turns: Turns, item: dict[str, Any], ts: str | None) -> None:
         turns.add("tool", tool_result(_output_text(item.get("output"))), ts, merge=True)
 
 
+def _add_event(turns: Turns, event: dict[str, Any], ts: str | None) -> None:
+    kind = event.get("type")
+    msg = as_str(event.get("message"))
+    if kind == "user_message" and msg:
+        text = _user_text(msg)
+        if text:
+            turns.add("user", text, ts)
+    elif kind == "agent_message" and msg:
+        turns.add("assistant", msg, ts, merge=True)
+
+
 def parse(path: Path, text: Lines) -> list[Conversation]:
     session: dict[str, Any] = {}
-    items: list[tuple[dict[str, Any], str | None]] = []
-    events: list[tuple[dict[str, Any], str | None]] = []
     model: str | None = None
+    # Records are read as they come, never kept: a parsed one holds several times its text.
+    turns = Turns()
+    events: Turns | None = Turns()  # what the events say, until an item is a message
     for lineno, rec in iter_jsonl(path, text):
         kind = as_str(rec.get("type"))
         ts = as_str(rec.get("timestamp"))
         payload = rec.get("payload")
+        item: dict[str, Any] | None = None
         if kind in _WRAPPERS and isinstance(payload, dict):
             if kind == "session_meta":
                 session = session or payload
             elif kind == "response_item":
-                items.append((payload, ts))
-            elif kind == "event_msg":
-                events.append((payload, ts))
+                item = payload
+            elif kind == "event_msg" and events is not None:
+                _add_event(events, payload, ts)
             elif kind == "turn_context":
                 model = model or as_str(payload.get("model"))
         elif kind in _ITEMS:
-            items.append((rec, ts))
+            item = rec
         elif lineno == 1 and "id" in rec and kind is None:
             session = rec  # pre-wrapper rollouts: first line is the session itself
-    turns = Turns()
-    if any(i.get("type") == "message" for i, _ in items):
-        for item, ts in items:
+        if item is not None:
             _add_item(turns, item, ts)
-    else:
-        for ev, ts in events:
-            msg = as_str(ev.get("message"))
-            if ev.get("type") == "user_message" and msg and _user_text(msg):
-                turns.add("user", _user_text(msg), ts)
-            elif ev.get("type") == "agent_message" and msg:
-                turns.add("assistant", msg, ts, merge=True)
+            if item.get("type") == "message":
+                events = None  # the file's items say what was said: its events are not read
+    if events is not None:
+        turns = events
     messages = turns.messages()
     if not messages:
         return []

@@ -124,6 +124,10 @@ def json_problem(e: json.JSONDecodeError, lineno: int | None = None) -> str:
     return f"at line {lineno or e.lineno} column {e.colno} ({msg})"
 
 
+TOO_LONG = "holds a number of more than 4,300 digits, which no transcript has; delete the file"
+"""What Python's JSON reader refuses besides bad JSON (a plain ValueError)."""
+
+
 def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, record) for every non-blank line; stop hard on a bad line."""
     lines = iter(text.split("\n") if isinstance(text, str) else text)
@@ -153,6 +157,8 @@ def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
             raise TranscriptError(
                 path, f"line {i} is nested too deeply to read; delete the file"
             ) from None
+        except ValueError:
+            raise TranscriptError(path, f"line {i} {TOO_LONG}") from None
         if not isinstance(obj, dict):
             raise TranscriptError(
                 path,
@@ -178,6 +184,8 @@ def load_json(path: Path, text: str) -> Any:
         ) from None
     except RecursionError:
         raise TranscriptError(path, "JSON is nested too deeply to read; delete the file") from None
+    except ValueError:
+        raise TranscriptError(path, f"it {TOO_LONG}") from None
 
 
 # --- text shaping ----------------------------------------------------------
@@ -202,10 +210,14 @@ def shorten(text: str, limit: int = KEY_ARG_CHARS) -> str:
 
 
 def lines_phrase(text: str) -> str:
-    n = text.count("\n") + 1 if text.strip() else 0
-    if n == 0:
+    return count_phrase(text.count("\n") + 1 if text.strip() else 0)
+
+
+def count_phrase(lines: int) -> str:
+    """How long an output of `lines` lines was (0 when it was blank)."""
+    if lines == 0:
         return "empty"
-    return "1 line" if n == 1 else f"{n} lines"
+    return "1 line" if lines == 1 else f"{lines} lines"
 
 
 def tool_call(name: str, arg: str | None = None) -> str:
@@ -220,6 +232,12 @@ def tool_result(text: str, *, error: bool = False) -> str:
         first = next((ln for ln in text.splitlines() if ln.strip()), "")
         return f"[tool result: error — {shorten(first)}]" if first else "[tool result: error]"
     return f"[tool result: {lines_phrase(text)}]"
+
+
+def tool_output(lines: int) -> str:
+    """`tool_result` of an output counted as it went by, never held: `lines` long, 0
+    when it was blank."""
+    return f"[tool result: {count_phrase(lines)}]"
 
 
 _KEY_ARGS = (
@@ -293,8 +311,9 @@ def title_from(messages: tuple[Message, ...] | list[Message]) -> str | None:
 def iso_from_epoch(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    seconds = value / 1000.0 if value > 1e11 else float(value)
     try:
+        # An int past a float's range overflows in the division already.
+        seconds = value / 1000.0 if value > 1e11 else float(value)
         dt = datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
@@ -346,9 +365,12 @@ class Turns:
         return self.roles[-1] if self.roles else None
 
     def messages(self) -> list[Message]:
+        """The messages, once: each one's parts are let go as it is made, or a big log's
+        text would be held twice over at the end, as parts and as messages."""
         out: list[Message] = []
-        for role, parts, ts in zip(self.roles, self.parts, self.times, strict=True):
-            text = join_parts(parts)
+        for i, (role, ts) in enumerate(zip(self.roles, self.times, strict=True)):
+            text = join_parts(self.parts[i])
+            self.parts[i] = []
             if text:
                 out.append(Message(role=role, text=text, timestamp=ts))
         return out

@@ -21,15 +21,20 @@ A file such as `Raw/2025/03/14/091245_session_dreaming.md` reads:
 
 The distilled marker (another tool's note that it already turned the session into
 notes) is kept in `meta["distilled"]`; date, time and repo fall back to the path.
+
+The body is read in two passes over the file's lines (turns, then their text), each
+rewriting tool lines and output blocks as it goes, so a big capture is never held whole.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
-from dreaming.raw.common import shorten, title_from, tool_call, tool_result
-from dreaming.raw.mdutil import split_frontmatter, turns
+from dreaming.raw.common import shorten, title_from, tool_call, tool_output
+from dreaming.raw.mdutil import Rereadable, read_frontmatter, text_lines, turns
 from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "cortexes"
@@ -50,12 +55,75 @@ _ROLE: dict[str, Role] = {
 }
 
 
-def _strip_audit(text: str) -> tuple[str, str | None]:
-    first, _, rest = text.partition("\n")
-    m = AUDIT_RE.match(first.strip())
-    if m:
-        return rest.lstrip("\n"), m.group(1).strip(" \t")
-    return text, None
+def _audit(line: str) -> str | None:
+    m = AUDIT_RE.match(line.strip())
+    return m.group(1).strip(" \t") if m else None
+
+
+def _past_blanks(lines: Iterator[str], at: int) -> int:
+    """The index of the first line from `at` on that is not empty."""
+    for line in islice(lines, at, None):
+        if line:
+            break
+        at += 1
+    return at
+
+
+def _opening(path: Path, lines: Rereadable) -> tuple[dict[str, str], str | None, int]:
+    """The frontmatter, the audit note (the first line, or the first after the
+    frontmatter) and the index of the body's first line. Each step reads the lines
+    afresh, a few of them: an unclosed frontmatter has read them all."""
+    audit = _audit(next(lines(), ""))
+    at = 0 if audit is None else _past_blanks(lines(), 1)
+    fm, length = read_frontmatter(path, islice(lines(), at, None))
+    at += length
+    if audit is None:
+        at = _past_blanks(lines(), at)
+        audit = _audit(next(islice(lines(), at, None), ""))
+        if audit is not None:
+            at = _past_blanks(lines(), at + 1)
+    return fm, audit, at
+
+
+class _Body:
+    """The body's lines as its turns are read from them: a tool line as the call it made,
+    an output block as one line saying how long it was, a distilled marker taken out and
+    kept. Each call reads them afresh."""
+
+    def __init__(self, lines: Rereadable, start: int) -> None:
+        self._lines = lines
+        self._start = start
+        self.distilled: str | None = None
+
+    def __call__(self) -> Iterator[str]:
+        fence: str | None = None  # of the output block the lines are in
+        length, said = 0, False
+        for line in islice(self._lines(), self._start, None):
+            if fence is not None:
+                if line.strip().startswith(fence):
+                    yield tool_output(length if said else 0)
+                    fence = None
+                    continue
+                if not (line.startswith("###") and _TURN_RE.match(line)):
+                    length += 1
+                    said = said or not (line == "" or line.isspace())
+                    continue
+                yield tool_output(length if said else 0)  # a turn ends a block never closed
+                fence = None
+            if line.startswith("<!--"):
+                if m := _DISTILLED_RE.match(line.strip()):
+                    self.distilled = m.group(1).strip(" \t")
+                    continue
+            elif line.startswith(">"):
+                if m := _TOOL_RE.match(line):
+                    yield tool_call(m.group(1), m.group(2))
+                    continue
+            elif line[:4].lstrip(" \t")[:1] in ("`", "~") and (m := _OUTPUT_RE.match(line)):
+                fence, length, said = m.group(1), 0, False
+                continue
+            yield line
+        if fence is not None:
+            yield tool_output(length if said else 0)
 
 
 def _turn(line: str) -> tuple[Role, str | None] | None:
@@ -78,43 +146,14 @@ def _when(path: Path, fm: dict[str, str]) -> str | None:
 
 
 def parse(path: Path, text: str) -> list[Conversation]:
-    text, audit = _strip_audit(text)
-    fm, body = split_frontmatter(path, text)
-    if audit is None:
-        body, audit = _strip_audit(body.lstrip("\n"))
-    lines: list[str] = []
-    distilled: str | None = None
-    src = body.split("\n")
-    i = 0
-    while i < len(src):
-        line = src[i]
-        if line.startswith("<!--"):
-            m = _DISTILLED_RE.match(line.strip())
-            if m:
-                distilled = m.group(1).strip(" \t")
-                i += 1
-                continue
-        elif line.startswith(">"):
-            m = _TOOL_RE.match(line)
-            if m:
-                lines.append(tool_call(m.group(1), m.group(2)))
-                i += 1
-                continue
-        else:
-            m = _OUTPUT_RE.match(line)
-            if m:
-                fence = m.group(1)
-                j = i + 1
-                while j < len(src) and not src[j].strip().startswith(fence):
-                    if _TURN_RE.match(src[j]):
-                        break
-                    j += 1
-                lines.append(tool_result("\n".join(src[i + 1 : j])))
-                i = j + 1 if j < len(src) and not _TURN_RE.match(src[j]) else j
-                continue
-        lines.append(line)
-        i += 1
-    messages = turns(lambda: iter(lines), 0, _turn)
+    return parse_lines(path, text_lines(text))
+
+
+def parse_lines(path: Path, lines: Rereadable) -> list[Conversation]:
+    """The session in a capture read over its lines (a big file from disk)."""
+    fm, audit, start = _opening(path, lines)
+    body = _Body(lines, start)
+    messages = turns(body, 0, _turn)
     if not messages:
         return []
     meta: dict[str, str] = {}
@@ -122,8 +161,8 @@ def parse(path: Path, text: str) -> list[Conversation]:
     repo = fm.get("repo") or (name.group(4) if name else None)
     if repo:
         meta["repo"] = repo
-    if distilled:
-        meta["distilled"] = distilled
+    if body.distilled:
+        meta["distilled"] = body.distilled
     if audit:
         meta["audit"] = shorten(audit, 200)
     when = _when(path, fm)

@@ -28,6 +28,10 @@ _STAMP_RE = re.compile(
 _FM_END_RE = re.compile(r"(?:---|\.\.\.)[ \t]*")
 
 
+FRONTMATTER_MAX = 64 * 1024
+"""Characters a frontmatter block may hold before its closing line."""
+
+
 def read_frontmatter(path: Path, lines: Iterable[str]) -> tuple[dict[str, str], int]:
     """YAML frontmatter (as strings) and the index of the first body line after it
     (0 when there is none)."""
@@ -36,9 +40,15 @@ def read_frontmatter(path: Path, lines: Iterable[str]) -> tuple[dict[str, str], 
     if first is None or not first.startswith("---") or first.strip() != "---":
         return {}, 0
     block: list[str] = []
+    held = 0
     for line in it:
         if _FM_END_RE.fullmatch(line):
             break
+        held += len(line) + 1
+        if held > FRONTMATTER_MAX:
+            # No log's metadata is this long: a "---" line opening the text, never closed
+            # in time, is text, and its lines are not all held while the close is sought.
+            return {}, 0
         block.append(line)
     else:
         return {}, 0
@@ -60,17 +70,6 @@ def read_frontmatter(path: Path, lines: Iterable[str]) -> tuple[dict[str, str], 
     if not isinstance(data, dict):
         return {}, start
     return {str(k): v for k, v in data.items() if isinstance(v, str) and v.strip()}, start
-
-
-def split_frontmatter(path: Path, text: str) -> tuple[dict[str, str], str]:
-    """YAML frontmatter (as strings) and the body after it."""
-    fm, start = read_frontmatter(path, lines_of(text))
-    if not start:
-        return fm, text
-    at = -1
-    for _ in range(start):
-        at = text.find("\n", at + 1)
-    return fm, text[at + 1 :] if at >= 0 else ""
 
 
 _CHUNK = 1 << 20

@@ -7,7 +7,7 @@ Version 1 files are linear. Version 2+ entries carry `id`/`parentId` and form a 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dreaming.raw.common import (
     Lines,
@@ -23,7 +23,7 @@ from dreaming.raw.common import (
     tool_call,
     tool_result,
 )
-from dreaming.transcript import Conversation, content_id
+from dreaming.transcript import Conversation, Role, content_id
 
 SOURCE = "pi"
 
@@ -47,70 +47,96 @@ def _blocks_text(content: Any) -> str:
     return "\n".join(out)
 
 
-def _add(turns: Turns, msg: dict[str, Any], ts: str | None) -> None:
+class _Entry(NamedTuple):
+    """What an entry adds if it is on the live branch: its record is not kept, a parsed
+    record holds several times its text."""
+
+    id: str | None
+    parent: str | None
+    turn: tuple[Role, str, str | None, bool] | None
+    """`Turns.add`'s role, text, time and merge."""
+    title: str | None
+    model: str | None
+
+
+def _turn(msg: dict[str, Any], ts: str | None) -> tuple[Role, str, str | None, bool] | None:
     role = msg.get("role")
     ts = ts or iso(msg.get("timestamp"))
     if role == "user":
-        turns.add("user", _blocks_text(msg.get("content")), ts)
-    elif role == "assistant":
-        turns.add("assistant", _blocks_text(msg.get("content")), ts)
-    elif role == "toolResult":
+        return "user", _blocks_text(msg.get("content")), ts, False
+    if role == "assistant":
+        return "assistant", _blocks_text(msg.get("content")), ts, False
+    if role == "toolResult":
         text = _blocks_text(msg.get("content"))
-        turns.add("tool", tool_result(text, error=msg.get("isError") is True), ts, merge=True)
-    elif role == "bashExecution":
+        return "tool", tool_result(text, error=msg.get("isError") is True), ts, True
+    if role == "bashExecution":
         # The person ran a shell command with `!`: one line, like a tool call and its result.
         cmd = as_str(msg.get("command")) or ""
         output = msg.get("output")
         out = output if isinstance(output, str) else ""
-        turns.add("tool", f"[bash: {shorten(cmd)} → {lines_phrase(out)}]", ts, merge=True)
+        return "tool", f"[bash: {shorten(cmd)} → {lines_phrase(out)}]", ts, True
     # custom, branchSummary, compactionSummary: extension state and recaps, not dialogue.
+    return None
 
 
-def _live_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    by_id: dict[str, dict[str, Any]] = {}
-    for e in entries:
-        eid = e.get("id")
-        if isinstance(eid, str):
-            by_id[eid] = e
+def _entry(rec: dict[str, Any]) -> _Entry:
+    eid, parent = rec.get("id"), rec.get("parentId")
+    kind = rec.get("type")
+    turn = title = model = None
+    if kind == "message" and isinstance(rec.get("message"), dict):
+        turn = _turn(rec["message"], as_str(rec.get("timestamp")))
+    elif kind == "session_info":
+        title = as_str(rec.get("name"))
+    elif kind == "model_change":
+        model = as_str(rec.get("modelId"))
+    return _Entry(
+        eid if isinstance(eid, str) else None,
+        parent if isinstance(parent, str) else None,
+        turn,
+        title,
+        model,
+    )
+
+
+def _live_branch(entries: list[_Entry]) -> list[_Entry]:
+    by_id = {e.id: e for e in entries if e.id is not None}
     if not by_id:
         return entries
-    leaf = next(e for e in reversed(entries) if isinstance(e.get("id"), str))
-    path: list[dict[str, Any]] = []
+    leaf = next(e for e in reversed(entries) if e.id is not None)
+    path: list[_Entry] = []
     seen: set[str] = set()
-    node: dict[str, Any] | None = leaf
-    while node is not None:
-        eid = node.get("id")
-        if not isinstance(eid, str) or eid in seen:
-            break
-        seen.add(eid)
+    node: _Entry | None = leaf
+    while node is not None and node.id is not None and node.id not in seen:
+        seen.add(node.id)
         path.append(node)
-        parent = node.get("parentId")
-        node = by_id.get(parent) if isinstance(parent, str) else None
+        node = by_id.get(node.parent) if node.parent is not None else None
     path.reverse()
     return path
 
 
 def parse(path: Path, text: Lines) -> list[Conversation]:
     header: dict[str, Any] = {}
-    entries: list[dict[str, Any]] = []
+    entries: list[_Entry] = []
+    tree = False
     for _, rec in iter_jsonl(path, text):
         if rec.get("type") == "session" and not header:
             header = rec
         else:
-            entries.append(rec)
-    tree = any("parentId" in e for e in entries)
-    branch = _live_branch(entries) if tree else entries
+            entries.append(_entry(rec))
+            tree = tree or "parentId" in rec
     turns = Turns()
     title: str | None = None
     model = as_str(header.get("modelId"))
-    for e in branch:
-        kind = e.get("type")
-        if kind == "message" and isinstance(e.get("message"), dict):
-            _add(turns, e["message"], as_str(e.get("timestamp")))
-        elif kind == "session_info" and as_str(e.get("name")):
-            title = e["name"]
-        elif kind == "model_change" and as_str(e.get("modelId")):
-            model = model or e["modelId"]
+    for e in _live_branch(entries) if tree else entries:
+        if e.turn is not None:
+            role, said, ts, merge = e.turn
+            turns.add(role, said, ts, merge=merge)
+        elif e.title is not None:
+            title = e.title
+        elif e.model is not None:
+            model = model or e.model
+    # The texts are the turns' now: messages() lets each go as it is joined.
+    entries.clear()
     messages = turns.messages()
     if not messages:
         return []

@@ -17,6 +17,7 @@ import yaml
 
 from dreaming import frontmatter
 from dreaming.article.fences import line_content, line_ending, split_lines
+from dreaming.article.linking import page_link
 from dreaming.errors import DreamingError
 
 CARD = "STATION.md"
@@ -124,7 +125,8 @@ def working(intent: str, articles: Iterable[str]) -> list[str]:
 
 
 def working_value(stems: Sequence[str]) -> str:
-    return ", ".join(f"[[{s}]]" for s in stems) if stems else NONE
+    # By path (dreaming.article.linking.page_link), the bar escaped: one table cell.
+    return ", ".join(page_link(s, bar="\\|") for s in stems) if stems else NONE
 
 
 def escape_cell(value: str) -> str:

@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import git
@@ -49,6 +50,17 @@ _IN_PROGRESS = (
     ("REVERT_HEAD", "revert", "finish it (git revert --continue) or abort it (git revert --abort)"),
     ("BISECT_LOG", "bisect", "end it (git bisect reset)"),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """One commit as `VaultRepo.log` lists it."""
+
+    sha: str
+    date: str
+    """When it was committed, ISO 8601 with its offset."""
+    email: str
+    """Its author's email: `PIPELINE_AUTHOR`'s for dreaming's own."""
 
 
 class _Git(git.Git):
@@ -205,6 +217,39 @@ class VaultRepo:
             return False
         author = self._git("log", "-1", "--format=%ae", "--", self._rel(path)).strip()
         return author == PIPELINE_AUTHOR.email
+
+    def log(self, rel: str, limit: int) -> list[Commit]:
+        """The last `limit` commits that changed the vault-relative path `rel`, newest
+        first; none on an unborn branch. Reads only."""
+        if self._head() is None:
+            return []
+        out = self._git("log", f"--max-count={limit}", "--format=%H%x1f%cI%x1f%ae", "--", rel)
+        found: list[Commit] = []
+        for line in out.splitlines():
+            parts = line.split("\x1f")
+            if len(parts) == 3:
+                found.append(Commit(*parts))
+        return found
+
+    def blob_at(self, commit: str, rel: str, cap: int) -> bytes | None:
+        """The bytes `commit` holds at `rel`; None when it holds no file there, or one
+        over `cap` bytes (never read: a version may be as big as anything once was)."""
+        listed = self._git("ls-tree", "-l", "-z", commit, "--", rel)
+        meta, _, name = listed.split("\0", 1)[0].partition("\t")
+        parts = meta.split()
+        if name != rel or len(parts) != 4 or parts[1] != "blob" or not parts[3].isdigit():
+            return None
+        if int(parts[3]) > cap:
+            return None
+        try:
+            data: bytes = self.repo.git.execute(
+                ["git", "cat-file", "blob", parts[2]],
+                stdout_as_string=False,
+                strip_newline_in_stdout=False,
+            )
+        except git.GitCommandError as e:
+            raise GitError(f"{self.root}: git cat-file failed: {git_said(e)}") from e
+        return data
 
     def _head_entry(self, path: Path) -> tuple[str, str] | None:
         """(type, object name) of what HEAD holds at `path`; None for nothing (or no HEAD).

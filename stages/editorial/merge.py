@@ -13,8 +13,8 @@ from __future__ import annotations
 from dreaming.article import title_for_stem
 from dreaming.article.document import REFERENCES, SEE_ALSO, Article
 from dreaming.article.fences import detect_eol, repair_fences
-from dreaming.article.linking import wikilink
-from dreaming.article.markup import MAIN_LINE, wikilinks
+from dreaming.article.linking import page_link, wikilink
+from dreaming.article.markup import MAIN_LINE, unlinked, wikilinks
 from dreaming.article.overlap import Draft, Pair, near_duplicates
 from dreaming.article.queries import aliases, footnote_defs, is_redirect
 from dreaming.article.titles import heading_key
@@ -93,12 +93,12 @@ def proposal_heading(pair: Pair) -> str:
 
 
 def _link(stem: str) -> str:
-    return wikilink(stem, title_for_stem(stem))
+    return page_link(stem)
 
 
 def _proposed(vault: Vault, pair: Pair) -> bool:
     """Whether either article's Talk page holds the pair's proposal already."""
-    wanted = heading_key(proposal_heading(pair))
+    wanted = heading_key(unlinked(proposal_heading(pair)))
     for stem in (pair.first, pair.second):
         try:
             data = read_optional(
@@ -120,7 +120,7 @@ def proposal(pair: Pair, keep: str, fold: str) -> str:
             "*Proposed by dreaming, not applied: merge by hand, or delete this proposal.*",
             "",
             f"- **What**: fold {_link(fold)} into {_link(keep)} and leave "
-            f"`*Redirects to [[{keep}]].*` in its place.",
+            f"`*Redirects to {wikilink(keep, title_for_stem(keep))}.*` in its place.",
             f"- **Why**: {pair.why}; {round(100 * pair.alike)} % of their words in common.",
             f"- **Citations both carry**: {cites}.",
             "",
@@ -140,4 +140,6 @@ def talk_page(old: str | None, keep: str, section: str) -> str:
 
 
 def _headings(text: str) -> set[str]:
-    return {heading_key(line) for line in text.splitlines() if line.startswith("## ")}
+    # Read as the reader sees them: a proposal made before links named the article's
+    # path (`[[Beads]]`, now `[[articles/Beads|Beads]]`) is the same proposal.
+    return {heading_key(unlinked(line)) for line in text.splitlines() if line.startswith("## ")}

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from dreaming.article import Part, normalize, parse, stem_for_title, title_for_stem
 from dreaming.article.document import infobox_malformed
+from dreaming.article.linking import page_link
+from dreaming.article.markup import unlinked
 from dreaming.article.queries import is_redirect
 from dreaming.article.split import SplitRule, outgrown, split
+from dreaming.article.titles import heading_key
 from dreaming.errors import RefusedFileError
 from dreaming.vault import Vault, checksum
 from dreaming.vault.files import read_page
@@ -55,8 +58,12 @@ def split_unit(vault: Vault, writer: Writer, stem: str, rule: SplitRule) -> Unit
         repo.last_ours(child_path, there[0]) and there[1] == normalize(made.child, stem=child_stem)
     )
     if taken or not repo.last_ours(vault.articles / f"{stem}.md", before):
-        why = f"[[{child}]] is taken" if taken else "you edited the article since our last write"
-        return _propose(vault, writer, stem, parent, child, why)
+        why = (
+            f"{page_link(child_stem, child)} is taken"
+            if taken
+            else "you edited the article since our last write"
+        )
+        return _propose(vault, writer, stem, parent, child, why, taken)
     if there is None:
         refused = unwritten(writer.write(Edit(child_stem, made.child, None, (), "editorial", stem)))
         if refused is not None:
@@ -78,19 +85,23 @@ def split_unit(vault: Vault, writer: Writer, stem: str, rule: SplitRule) -> Unit
 
 
 def _propose(
-    vault: Vault, writer: Writer, stem: str, parent: str, child: str, why: str
+    vault: Vault, writer: Writer, stem: str, parent: str, child: str, why: str, taken: bool
 ) -> UnitResult:
     rel = f"Talk/{stem}.md"
     try:
         page = read_page(vault, vault.root / rel, what="a Talk page")
     except RefusedFileError as e:
         return UnitResult("failed", str(e))
-    heading = f"## Split {child} out of [[{parent}]]?"
-    if page is not None and heading in page[1]:
+    heading = f"## Split {child} out of {page_link(stem, parent)}?"
+    # Before links named the article's path the heading read `[[Parent]]`: the same one.
+    if page is not None and heading_key(unlinked(heading)) in _headings(page[1]):
         return UnitResult("done", "proposed already")
+    # A link to an article that is not there yet would be one to no note: Obsidian would
+    # make an empty one at the vault's top on a click.
+    named = page_link(stem_for_title(child), child) if taken else f"*{child}*"
     proposal = (
         f"{heading}\n\nThe section {child} holds most of this article: by "
-        f"`Meta/Summary_Style.md` it would become its own article, [[{child}]], with a "
+        f"`Meta/Summary_Style.md` it would become its own article, {named}, with a "
         f"summary here under `*Main article: [[{child}]]*`. Not done by dreaming because "
         f"{why}. Split it yourself, or rename the section and the next night splits it.\n"
     )
@@ -100,3 +111,8 @@ def _propose(
     if refused is not None:
         return refused
     return UnitResult("done", f"split of {child} proposed on Talk: {why}")
+
+
+def _headings(text: str) -> set[str]:
+    """The page's `##` headings as the reader sees them, links read as their words."""
+    return {heading_key(unlinked(line)) for line in text.splitlines() if line.startswith("## ")}

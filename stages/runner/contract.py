@@ -40,7 +40,10 @@ class Unit:
     """A digest of everything the unit's output depends on: its text, the policy pages
     and prompt it reads, the model spec. A changed hash makes the unit new again."""
     label: str = ""
-    """What progress shows for it."""
+    """What progress, the run report and the commit message call it."""
+    conversation: str = ""
+    """The title of the one conversation the unit reads, where it reads one and its label
+    does not name it (a chunk's label is its topic): progress shows it too."""
 
 
 @dataclass(frozen=True, slots=True)

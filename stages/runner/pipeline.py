@@ -51,6 +51,7 @@ from stages.bucket import BucketStage
 from stages.editorial.stage import EditorialStage
 from stages.extract import ExtractStage
 from stages.jobs.ingest import IngestReport, ingest
+from stages.jobs.ingest import Progress as IngestProgress
 from stages.link import LinkStage
 from stages.reconcile import ReconcileStage
 from stages.resolve import ResolveStage
@@ -94,7 +95,8 @@ class App(Protocol):
 
 
 Progress = Callable[[str, int, int, str], None]
-"""progress(stage, units handled, units to handle, current unit's label)."""
+"""progress(stage, units handled, units to handle, what the unit in hand is about); a
+stage's last call has "" for the unit: it is over."""
 Stop = Callable[[], bool]
 """True once the run should stop at the next unit boundary."""
 
@@ -168,7 +170,7 @@ def run_stage(
             report.left += len(todo) - i
             break
         if progress is not None:
-            progress(stage.name, i, len(todo), unit.label or unit.key)
+            progress(stage.name, i, len(todo), _about(unit))
         try:
             result = stage.run(ctx, unit)
         except BudgetExhausted as e:
@@ -188,8 +190,19 @@ def run_stage(
             _settled(stage, ctx, finished, pages, report)
     _settled(stage, ctx, finished, pages, report)
     if progress is not None:
-        progress(stage.name, len(todo) - report.left, len(todo), "")
+        # Units run, not `len(todo) - report.left`: `left` also counts what `--limit`
+        # and `--since-policy` kept out of `todo`.
+        handled = report.done + report.failed + report.rejected
+        progress(stage.name, handled, len(todo), "")
     return report
+
+
+def _about(unit: Unit) -> str:
+    """What progress shows for a unit: the conversation it reads, then its label."""
+    label = unit.label or unit.key
+    if unit.conversation and unit.conversation != label:
+        return f"{unit.conversation}: {label}"
+    return label
 
 
 def _settled(
@@ -352,6 +365,7 @@ def _night(
         report.ingest = ingest(
             vault,
             ledger,
+            progress=_ingest_progress(progress),
             max_file_bytes=app.settings.max_raw_file_mb * 1024 * 1024,
             record_run=False,
         )
@@ -407,6 +421,14 @@ def _rounds(
                 return
         if step.taken == 0 or stopping():
             return
+
+
+def _ingest_progress(progress: Progress | None) -> IngestProgress | None:
+    """The night's INGEST reported as a stage of its own, each file its unit."""
+    if progress is None:
+        return None
+    shown = progress
+    return lambda done, total, rel: shown("ingest", done, total, rel)
 
 
 def _stems(vault: Vault) -> list[str]:

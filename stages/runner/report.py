@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dreaming.article import title_for_stem
+from dreaming.article.linking import page_link
 from dreaming.ledger.gate_rejections import GateRejection
 from dreaming.ledger.model_calls import StageUsage
 from dreaming.ledger.runs import RunStatus
@@ -179,14 +180,19 @@ class NightReport:
             "noops": len({(r.stage, r.unit, r.stem) for r in self.noops}) + len(self.conflicts),
             "failures": self.failures,
             "budget_spent": self.budget_spent,
-            "articles_created": sum(a.created for a in self.articles),
-            "articles_updated": sum(not a.created for a in self.articles),
+            "articles_created": len(self.made),
+            "articles_updated": len({a.stem for a in self.articles} - self.made),
             "wall_seconds": round(self.wall_seconds, 3),
             "report": self.report,
             "backlog": self.backlog,
             "night_end": self.night_end,
             "stopped_at_end": self.ended_at_end,
         }
+
+    @property
+    def made(self) -> set[str]:
+        """The articles this run made (and may have written again after)."""
+        return {a.stem for a in self.articles if a.created}
 
 
 def report_path(started_at: str) -> str:
@@ -238,11 +244,11 @@ def section(report: NightReport) -> str:
         )
     lines += ["", "### Ingest", "", _ingest_line(report.ingest)]
     by = f" (written by {_plain(report.model)})"
-    created = [_link(a.stem) + by for a in report.articles if a.created]
-    lines += _listed("Articles created", created)
-    lines += _listed(
-        "Articles updated", [_link(a.stem) + by for a in report.articles if not a.created]
-    )
+    # One line an article, however many stages wrote it: created if any write made it.
+    made = report.made
+    stems = list(dict.fromkeys(a.stem for a in report.articles))
+    lines += _listed("Articles created", [_link(s) + by for s in stems if s in made])
+    lines += _listed("Articles updated", [_link(s) + by for s in stems if s not in made])
     noops = [f"{_link(r.stem)}: `{r.code}` {_plain(r.detail)} ({r.stage})" for r in report.noops]
     noops += [
         f"{_link(stem)}: kept the person's change: {_plain(why)}" for stem, why in report.conflicts
@@ -323,7 +329,7 @@ def _stage_table(report: NightReport) -> str:
 
 
 def _link(stem: str) -> str:
-    return f"[[{stem}|{_plain(title_for_stem(stem))}]]"
+    return page_link(stem, _plain(title_for_stem(stem)))
 
 
 def _plain(text: str) -> str:

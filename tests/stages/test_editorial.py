@@ -47,8 +47,11 @@ def test_two_stubs_about_one_thing_under_two_names_get_a_merge_proposal(
     articles = {p.name: p.read_bytes() for p in vault.articles.glob("*.md")}
     night(vault, ledger)
     talk = (vault.talk / "Beads.md").read_text(encoding="utf-8")
-    assert talk.startswith("# Talk: Beads\n\n## Merge [[Beads]] and [[Issue Tracker]]?")
-    assert "fold [[Issue Tracker]] into [[Beads]]" in talk
+    # Paths: on Talk/Beads.md, `[[Beads]]` opens the Talk page itself in Obsidian.
+    merge = "Merge [[articles/Beads|Beads]] and [[articles/Issue_Tracker|Issue Tracker]]?"
+    assert talk.startswith(f"# Talk: Beads\n\n## {merge}")
+    assert "fold [[articles/Issue_Tracker|Issue Tracker]] into [[articles/Beads|Beads]]" in talk
+    assert "`*Redirects to [[Beads]].*`" in talk
     assert "`conv:aaaa1111`" in talk
     assert {p.name: p.read_bytes() for p in vault.articles.glob("*.md")} == articles
 
@@ -78,7 +81,18 @@ def test_a_persons_talk_text_stays_and_the_proposal_goes_below_it(
     (vault.talk / "Beads.md").write_text(mine, encoding="utf-8")
     night(vault, ledger)
     talk = (vault.talk / "Beads.md").read_text(encoding="utf-8")
-    assert talk.startswith(mine.rstrip() + "\n\n## Merge [[Beads]] and")
+    assert talk.startswith(mine.rstrip() + "\n\n## Merge [[articles/Beads|Beads]] and")
+
+
+def test_a_proposal_written_before_links_named_paths_is_not_written_again(
+    vault: Vault, ledger: Ledger
+) -> None:
+    cited(vault, "Beads", BEADS)
+    cited(vault, "Issue Tracker", BEADS)
+    old = "# Talk: Beads\n\n## Merge [[Beads]] and [[Issue Tracker]]?\n\nAs proposed then.\n"
+    (vault.talk / "Beads.md").write_text(old, encoding="utf-8")
+    night(vault, ledger)
+    assert (vault.talk / "Beads.md").read_text(encoding="utf-8") == old
 
 
 def test_a_proposal_on_the_page_already_is_not_written_twice(vault: Vault, ledger: Ledger) -> None:
@@ -178,7 +192,9 @@ def test_a_proposal_below_a_talk_page_ending_in_an_open_fence_is_not_code(
     (vault.talk / "Beads.md").write_text("# Talk: Beads\n\n```\nsome code\n", encoding="utf-8")
     night(vault, ledger)
     talk = parse((vault.talk / "Beads.md").read_text(encoding="utf-8"))
-    assert [s.heading for s in talk.sections] == ["Merge [[Beads]] and [[Issue Tracker]]?"]
+    assert [s.heading for s in talk.sections] == [
+        "Merge [[articles/Beads|Beads]] and [[articles/Issue_Tracker|Issue Tracker]]?"
+    ]
 
 
 def test_a_crlf_talk_page_stays_crlf(vault: Vault, ledger: Ledger) -> None:

@@ -21,6 +21,12 @@ def write(vault: Vault, title: str, lead: str, sections: list[tuple[str, str]] =
     (vault.articles / f"{title.replace(' ', '_')}.md").write_text(text, encoding="utf-8")
 
 
+def git(vault: Vault, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(vault.root), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
 def night(
     vault: Vault, ledger: Ledger, run_id: str = "r1", stage: LinkStage | None = None
 ) -> tuple[int, int]:
@@ -102,6 +108,51 @@ def test_a_service_running_for_nights_sees_a_name_the_person_gave_an_article_bet
     assert "files work in the [[Beads|tracker]]." in code
 
 
+def test_a_link_written_before_links_named_the_file_is_respelled_once(
+    vault: Vault, ledger: Ledger
+) -> None:
+    # Earlier nights wrote `[[Claude Code]]` for `Claude_Code.md`: a link to no note in
+    # Obsidian, which reads no `_` as a space. LINK respells it once; the words stay.
+    write(vault, "Claude Code", "Claude Code runs agents.")
+    write(vault, "Beads", "Beads is used by [[Claude Code]] and [[claude code|the agent]].")
+    git(vault, "add", "-A")
+    git(vault, "-c", "user.name=p", "-c", "user.email=p@localhost", "commit", "-qm", "old")
+    night(vault, ledger, "r1")
+    beads = (vault.articles / "Beads.md").read_text(encoding="utf-8")
+    assert "used by [[Claude_Code|Claude Code]] and [[Claude_Code|the agent]]." in beads
+    head = git(vault, "rev-parse", "HEAD")
+    night(vault, ledger, "r2")
+    night(vault, ledger, "r3")
+    assert git(vault, "rev-parse", "HEAD") == head
+
+
+def test_a_link_by_an_alias_names_the_file_so_obsidian_opens_it(
+    vault: Vault, ledger: Ledger
+) -> None:
+    # Obsidian opens a note by its file name only: an alias (ours live in the infobox)
+    # is a name for suggestions, never a link target (its help, "Aliases").
+    drill = build(
+        "Cordless Drill", lead="An 18 V drill.", sections=[],
+        infobox={"kind": "thing", "aliases": "the drill"},
+    )  # fmt: skip
+    (vault.articles / "Cordless_Drill.md").write_text(drill, encoding="utf-8")
+    see_also = ("See also", "- [[the drill]]")
+    write(
+        vault,
+        "Shed",
+        "The shed was built with [[the drill]].",
+        [("Roof", "[[The Drill]]."), see_also],
+    )
+    night(vault, ledger, "r1")
+    shed = (vault.articles / "Shed.md").read_text(encoding="utf-8")
+    assert "built with [[Cordless_Drill|the drill]]." in shed
+    assert "\n[[Cordless_Drill|The Drill]].\n" in shed
+    assert "## See also\n\n- [[Cordless_Drill|the drill]]\n" in shed  # the person's words
+    head = git(vault, "rev-parse", "HEAD")
+    night(vault, ledger, "r2")
+    assert git(vault, "rev-parse", "HEAD") == head
+
+
 def test_a_person_s_edit_made_while_link_runs_wins(vault: Vault, ledger: Ledger) -> None:
     write(vault, "Beads", "Beads tracks issues.")
     write(vault, "Claude Code", "Claude Code uses Beads.")
@@ -135,7 +186,7 @@ def test_articles_drawn_from_one_conversation_list_each_other_under_see_also(
     cited(vault, "Rye", "bbbb2222", "Rye ferments fast.")
     night(vault, ledger)
     dolt = (vault.articles / "Dolt.md").read_text(encoding="utf-8")
-    assert "## See also\n\n- [[Steve Yegge]]\n\n## References" in dolt
+    assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n\n## References" in dolt
     assert "- [[Dolt]]" in (vault.articles / "Steve_Yegge.md").read_text(encoding="utf-8")
     assert "See also" not in (vault.articles / "Rye.md").read_text(encoding="utf-8")
 
@@ -149,7 +200,7 @@ def test_an_article_lists_the_articles_that_link_to_it_after_those_sharing_its_t
     night(vault, ledger, "r1")  # Beads links Dolt
     night(vault, ledger, "r2")
     dolt = (vault.articles / "Dolt.md").read_text(encoding="utf-8")
-    assert "## See also\n\n- [[Steve Yegge]]\n- [[Beads]]\n" in dolt
+    assert "## See also\n\n- [[Steve_Yegge|Steve Yegge]]\n- [[Beads]]\n" in dolt
 
 
 def test_a_linked_and_listed_vault_is_a_no_op_the_next_night(vault: Vault, ledger: Ledger) -> None:

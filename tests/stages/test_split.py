@@ -128,7 +128,9 @@ def test_a_taken_child_name_makes_a_talk_proposal(vault: Vault, ledger: Ledger) 
     night(vault, ledger)
     assert read(vault, "Roof") == mine
     assert read(vault, "Garden_Shed") == text
-    assert "## Split Roof out of [[Garden Shed]]?" in (vault.talk / "Garden_Shed.md").read_text()
+    talk = (vault.talk / "Garden_Shed.md").read_text()
+    assert "## Split Roof out of [[articles/Garden_Shed|Garden Shed]]?" in talk
+    assert "[[articles/Roof|Roof]] is taken" in talk
 
 
 def test_an_article_the_person_edited_gets_a_talk_proposal_not_a_split(
@@ -139,7 +141,22 @@ def test_an_article_the_person_edited_gets_a_talk_proposal_not_a_split(
     night(vault, ledger)
     assert read(vault, "Garden_Shed") == text
     assert not (vault.articles / "Roof.md").exists()
-    assert "you edited the article" in (vault.talk / "Garden_Shed.md").read_text()
+    talk = (vault.talk / "Garden_Shed.md").read_text()
+    assert "you edited the article" in talk
+    # No article Roof yet: a link would be to no note, one Obsidian makes on a click.
+    assert "its own article, *Roof*," in talk
+    assert "[[Roof]]" not in talk.replace("`*Main article: [[Roof]]*`", "")
+
+
+def test_a_split_proposed_before_links_named_paths_is_not_proposed_again(
+    vault: Vault, ledger: Ledger
+) -> None:
+    text = shed(vault) + "\nMy own line.\n"
+    (vault.articles / "Garden_Shed.md").write_text(text, encoding="utf-8")
+    old = "# Talk: Garden Shed\n\n## Split Roof out of [[Garden Shed]]?\n\nAs proposed then.\n"
+    (vault.talk / "Garden_Shed.md").write_text(old, encoding="utf-8")
+    night(vault, ledger)
+    assert (vault.talk / "Garden_Shed.md").read_text() == old
 
 
 def test_a_section_below_the_rule_stays(vault: Vault, ledger: Ledger) -> None:

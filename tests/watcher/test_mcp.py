@@ -19,6 +19,7 @@ from mcp.types import CallToolResult, TextContent
 from dreaming.errors import LedgerError
 from dreaming.query import BUDGET, Result
 from dreaming.vault import Vault
+from dreaming.vault.repo import VaultRepo
 from tests.read_support import fill
 from tests.support import REPO
 from watcher.mcp import DESCRIPTIONS, answer
@@ -35,6 +36,7 @@ TOOLS = {
     "status",
     "search",
     "source",
+    "takeoff",
 }
 T = TypeVar("T")
 
@@ -286,3 +288,42 @@ def test_list_filters_given_together_must_all_hold(vault: Vault) -> None:
     assert not listed.is_error, text(listed)
     assert listed.structured_content is not None
     assert listed.structured_content["data"]["stems"] == ["Claude_Code"]
+
+
+def test_takeoff_names_the_section_changed_last_and_what_to_read_next(vault: Vault) -> None:
+    fill(vault)
+    VaultRepo(vault.root).commit_pipeline(sorted(vault.articles.glob("*.md")), "night", "run-1")
+    page = vault.articles / "WebSearch.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(
+            "for content farms.[^1]", "for content farms. It now also blocks AI spam sites.[^1]"
+        ),
+        encoding="utf-8",
+    )
+    (result,) = over_stdio(vault, calls(("takeoff", {"topic": "websearch"})))
+    assert not result.is_error, text(result)
+    body = text(result)
+    assert body.startswith("# Takeoff: WebSearch (WebSearch · thing)\n")
+    assert 'Last changed: section 1 "WebSearch CLI Options", not committed yet' in body
+    assert '"It now also blocks AI spam sites."' in body
+    assert body.endswith('Next: section WebSearch "WebSearch CLI Options" · read WebSearch')
+    assert result.structured_content is not None
+    assert result.structured_content["tool"] == "takeoff"
+    assert result.structured_content["bytes"] == len(body.encode()) <= BUDGET
+    assert result.structured_content["data"]["changed"]["n"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ({"topic": 7}, "topic must be text, not a number"),
+        ({}, "topic is missing: takeoff needs it"),
+        ({"topic": "t" * 5000}, 'the topic "ttt'),
+    ],
+)
+def test_a_bad_takeoff_argument_is_one_line(vault: Vault, args: dict[str, Any], said: str) -> None:
+    (result,) = over_stdio(vault, calls(("takeoff", args)))
+    assert result.is_error
+    assert "\n" not in text(result)
+    assert text(result).startswith(said), text(result)
+    assert "5,000 bytes" in text(result) or "t" * 100 not in text(result)

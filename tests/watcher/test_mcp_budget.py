@@ -48,6 +48,8 @@ def test_every_page_of_every_tool_fits_the_budget_as_sent(vault: Vault, ledger: 
         ("status", {}),
         ("search", {"text": "sentence lead section body more", "limit": 50}),
         ("source", {"conv": conv}),
+        ("takeoff", {"topic": "huge article"}),
+        ("takeoff", {"topic": "Same"}),
     ]
 
     async def steps(client: ClientSession) -> dict[str, list[CallToolResult]]:
@@ -56,7 +58,9 @@ def test_every_page_of_every_tool_fits_the_budget_as_sent(vault: Vault, ledger: 
             got = pages.setdefault(f"{tool} {args}", [])
             page = 1
             while True:
-                asked = {**args, "page": page} if tool not in ("status", "search") else args
+                asked = (
+                    {**args, "page": page} if tool not in ("status", "search", "takeoff") else args
+                )
                 result = await client.call_tool(tool, asked)
                 got.append(result)
                 assert result.structured_content is not None, (tool, text(result))

@@ -37,6 +37,7 @@ GOOD: dict[str, dict[str, Any]] = {
     "status": {},
     "search": {"text": "allowed domains"},
     "source": {"conv": "256ba646"},
+    "takeoff": {"topic": "claude code"},
 }
 """A call each tool answers; the sweep replaces one argument at a time."""
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from dreaming.model import PRESETS
+
 DREAMING = Path(sys.executable).parent / "dreaming"
 
 
@@ -44,3 +46,20 @@ def test_install_without_a_name_refuses_a_configured_model_that_is_not_a_preset(
         "qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, smollm2-135m"
     ]
     assert not (tmp_path / "models").exists()
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_model_list_reads_whole_in_the_columns_it_is_given(tmp_path: Path, columns: int) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DREAMING_VAULT"}
+    env |= {"COLUMNS": str(columns), "DREAMING_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [str(DREAMING), "model", "list"],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    *rows, where = result.stdout.splitlines()
+    assert where.startswith(f"installed in {tmp_path / 'models'}")
+    assert all(len(row) < columns for row in rows)
+    for preset in PRESETS.values():
+        (row,) = [r for r in rows if r.endswith(preset.description)]
+        assert preset.name in row or rows[rows.index(row) - 1].startswith(preset.name)

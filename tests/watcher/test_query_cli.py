@@ -120,3 +120,39 @@ def test_a_number_out_of_range_is_one_line_naming_the_option_and_range(
     assert f"'{option}'" in done.stderr
     assert f"must be a whole number {allowed}" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_takeoff_prints_its_text_and_size(vault: Vault) -> None:
+    article(vault, "Ripgrep", sections=(("Usage", "It searches fast.[^1]"),))
+    done = dreaming("query", "takeoff", "ripgrep", "--vault", str(vault.root))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.rstrip().splitlines()
+    assert lines[0] == "# Takeoff: Ripgrep (Ripgrep · tool)"
+    assert lines[-2] == "Next: read Ripgrep"
+    assert lines[-1].endswith(" bytes")
+
+
+def test_takeoff_json_holds_the_tool_text_and_data(vault: Vault) -> None:
+    article(vault, "Ripgrep")
+    done = dreaming("query", "takeoff", "Ripgrep", "--vault", str(vault.root), "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["tool"] == "takeoff"
+    assert doc["data"]["stem"] == "Ripgrep"
+    assert len(done.stdout.rstrip("\n").encode()) <= 2048 - ENVELOPE
+
+
+def test_takeoff_of_an_unknown_topic_offers_the_nearest_names(vault: Vault) -> None:
+    article(vault, "Ripgrep")
+    done = dreaming("query", "takeoff", "ripgrp", "--vault", str(vault.root))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('No article named "ripgrp".\nNearest names: Ripgrep (Ripgrep)')
+
+
+def test_takeoff_of_an_overlong_topic_is_one_line_of_error(vault: Vault) -> None:
+    done = dreaming("query", "takeoff", "t" * 5000, "--vault", str(vault.root))
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "the topic" in done.stderr
+    assert "5,000 bytes" in done.stderr

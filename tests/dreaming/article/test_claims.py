@@ -39,6 +39,17 @@ def kept(sentence: str, excerpt: str) -> bool:
     return claims.keep_supported([sentence], excerpt).text == sentence
 
 
+def test_a_link_is_read_as_the_words_the_reader_sees() -> None:
+    # LINK wraps "shed" as `[[Tool_Storage_Shed|shed]]`: the file's name is no word the
+    # sentence says, so the excerpt need not hold it.
+    excerpt = "We keep the mower in the shed."
+    for sentence in (
+        "The mower lives in the [[Tool_Storage_Shed|shed]].",
+        "The mower lives in the shed.",
+    ):
+        assert claims.keep_supported([sentence], excerpt, "Mower").dropped == []
+
+
 def test_a_choice_the_person_never_stated_is_dropped_with_the_reason() -> None:
     result = claims.keep_supported(["The user chose vinegar to descale the kettle."], ASKED_ONLY)
     assert result.text == ""

@@ -41,12 +41,12 @@ def test_the_first_mention_of_another_article_becomes_a_link() -> None:
 
 
 def test_the_words_are_kept_as_written() -> None:
-    assert link("claude code runs it.") == "[[Claude Code|claude code]] runs it."
-    assert link("The Claude Code CLI runs it.") == "The [[Claude Code|Claude Code CLI]] runs it."
+    assert link("claude code runs it.") == "[[Claude_Code|claude code]] runs it."
+    assert link("The Claude Code CLI runs it.") == "The [[Claude_Code|Claude Code CLI]] runs it."
 
 
 def test_the_longest_name_is_one_mention() -> None:
-    assert link("Claude Code and Claude.") == "[[Claude Code]] and [[Claude]]."
+    assert link("Claude Code and Claude.") == "[[Claude_Code|Claude Code]] and [[Claude]]."
 
 
 def test_an_article_never_links_to_itself() -> None:

@@ -181,18 +181,41 @@ def test_footnote_like_lines_in_code_are_not_renumbered() -> None:
 # ---------------------------------------------------------------- wikilinks
 
 
-def test_wikilinks_point_at_the_on_disk_title_keeping_what_the_reader_saw() -> None:
+def test_wikilinks_point_at_the_file_name_keeping_what_the_reader_saw() -> None:
+    # Obsidian opens the note a link names by its file name, and reads no `_` as a space.
     out = norm("# Some Title\n\nSee [[foo bar]] and [[foo_bar|the thing]] and [[BAZ#Part]].")
-    assert "See [[Foo Bar|foo bar]] and [[Foo Bar|the thing]] and [[Baz#Part]]." in out
+    assert "See [[Foo_Bar|foo bar]] and [[Foo_Bar|the thing]] and [[Baz#Part]]." in out
+
+
+def test_a_link_already_naming_the_file_is_left_as_written() -> None:
+    text = "# Some Title\n\nSee [[Foo_Bar]] and [[Foo_Bar|the thing]].\n\n{{stub}}\n"
+    assert norm(text) == text
+
+
+def test_a_link_to_a_file_named_with_spaces_names_it_with_spaces() -> None:
+    out = normalize("# T\n\nSee [[rain_barrel]]. {{stub}}\n", stem="T", known_stems=["Rain Barrel"])
+    assert "See [[Rain Barrel|rain barrel]]." in out
+
+
+def test_a_link_to_two_files_of_one_name_is_left_as_written() -> None:
+    # `Foo_Bar.md` and `Foo Bar.md` are both "Foo Bar": no spelling opens the one meant.
+    text = "# T\n\nSee [[foo bar]]. {{stub}}\n"
+    assert normalize(text, stem="T", known_stems=["Foo_Bar", "Foo Bar"]) == text
+
+
+def test_infobox_links_name_the_title() -> None:
+    # The infobox is a code block to Obsidian: its links are text there, written to read.
+    out = norm("# Some Title\n\n```info\nkind: thing\nmade_by: [[foo_bar]]\n```\n\nLead.\n")
+    assert "made_by: [[Foo Bar]]\n" in out
 
 
 def test_unknown_wikilinks_are_left_as_written() -> None:
     assert "[[unknown thing]]" in norm("# Some Title\n\n[[unknown thing]]")
 
 
-def test_see_also_links_are_canonical_without_aliases() -> None:
-    out = norm("# Some Title\n\nLead.\n\n## See also\n\n- [[foo bar]]\n")
-    assert "- [[Foo Bar]]\n" in out
+def test_see_also_links_name_the_file_and_read_as_the_title() -> None:
+    out = norm("# Some Title\n\nLead.\n\n## See also\n\n- [[foo bar]]\n- [[baz]]\n")
+    assert "- [[Foo_Bar|Foo Bar]]\n- [[Baz]]\n" in out
 
 
 def test_wikilinks_in_code_are_never_rewritten() -> None:
@@ -290,7 +313,7 @@ def test_a_decomposed_stem_keeps_a_composed_h1() -> None:
 
 def test_links_to_a_decomposed_stem_resolve() -> None:
     out = normalize("# T\n\nSee [[café]]. {{stub}}\n", stem="T", known_stems=["Cafe\u0301"])
-    assert "[[Café|café]]" in out
+    assert "[[Café|café]]" in out  # composed, as the title: the same name to Obsidian
 
 
 def test_a_cr_only_article_keeps_its_citations_and_line_endings() -> None:
@@ -312,19 +335,19 @@ TABLE = "# Some Title\n\nLead. {{stub}}\n\n| who | what |\n| --- | :-: |\n| [[fo
 
 def test_a_link_canonicalised_in_a_table_cell_escapes_its_bar() -> None:
     out = norm(TABLE)
-    assert "| [[Foo Bar\\|foo bar]] | x |" in out
+    assert "| [[Foo_Bar\\|foo bar]] | x |" in out
     assert norm(out) == out
 
 
 def test_links_outside_tables_keep_a_plain_bar() -> None:
     out = norm(TABLE + "\nAfter [[foo_bar]].\n")
-    assert "After [[Foo Bar|foo bar]]." in out
+    assert "After [[Foo_Bar|foo bar]]." in out
 
 
 def test_a_commented_see_also_is_not_moved_and_hides_no_section() -> None:
     text = (
         "# Some Title\n\nLead. {{stub}}\n\n<!--\n## See also\n\n- [[Baz]]\n-->\n\n"
-        "## History\n\nOld.\n\n## See also\n\n- [[Foo Bar]]\n"
+        "## History\n\nOld.\n\n## See also\n\n- [[Foo_Bar|Foo Bar]]\n"
     )
     assert norm(text) == text
 

@@ -130,7 +130,7 @@ def test_a_blank_preamble_before_the_title_normalize_adds_is_no_change() -> None
 def test_a_link_respelled_in_a_footnote_never_cited_is_the_same_footnote() -> None:
     text = "# X\n\nLead.\n\n## References\n\n[^1]: see [[foo bar|x]]\n"
     out, verdict = gate_on_normalize(text, "X", STEMS)
-    assert "[[Foo Bar|x]]" in out
+    assert "[[Foo_Bar|x]]" in out
     assert verdict.codes == ()
 
 

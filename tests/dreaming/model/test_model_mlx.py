@@ -21,6 +21,7 @@ from dreaming.model.backends.scripted import ScriptedModel
 from dreaming.model.base import common_prefix
 from dreaming.model.constraint import Choice, Json, Lines
 from dreaming.model.store.presets import MARKER, PRESETS
+from dreaming.model.store.steps import Step
 from tests.fixtures.model.support import TINY, tiny_cache, tiny_folder
 
 __all__ = ["tiny_cache", "tiny_folder"]  # fixtures, imported for pytest
@@ -83,11 +84,13 @@ def tiny(tiny_cache: Path) -> MlxModel:
 @pytest.mark.model
 @pytest.mark.timeout(600)
 def test_a_second_install_is_instant(tiny_cache: Path) -> None:
-    messages: list[str] = []
+    steps: list[Step] = []
     started = time.perf_counter()
-    folder = install(TINY, messages.append, cache_dir=tiny_cache)
+    folder = install(TINY, steps.append, cache_dir=tiny_cache)
     assert time.perf_counter() - started < 2
-    assert messages == [f"{TINY} is already installed at {folder.parent}"]
+    assert [(s.phase, s.text) for s in steps] == [
+        ("note", f"{TINY} is already installed at {folder.parent}")
+    ]
     marker = json.loads((folder.parent / MARKER).read_text(encoding="utf-8"))
     assert marker["sha256"] == PRESETS[TINY].sha256
     assert {"config.json", "model.safetensors", "tokenizer.json", "chat_template.jinja"} <= {

@@ -116,6 +116,8 @@ def test_every_page_of_every_tool_fits_the_budget_for_any_text(
         lambda _: reader.search(f"{asked} {body[:200]}"),
         lambda p: reader.source(conv, page=p),
         lambda p: reader.source(asked, start=0, page=p),
+        lambda _: reader.takeoff(stem),
+        lambda _: reader.takeoff(asked),
     ]
     for read in reads:
         for size, result in _every_page(read):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreaming.errors import IncompleteTranscript, TranscriptError
+from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
 from dreaming.raw import read_transcript
 from tests.support import FIXTURES, draws
 
@@ -252,3 +252,35 @@ RECORDS = st.dictionaries(KEYS, JSON_VALUES | TYPES, max_size=6).map(
 def test_fuzz_structured_records(first: str, records: list[dict[str, object]]) -> None:
     lines = [json.dumps({"type": first, "sessionId": "s"})] + [json.dumps(r) for r in records]
     _check_contract(Path("x.jsonl"), ("\n".join(lines) + "\n").encode())
+
+
+HUGE = "9" * 5000  # past Python's 4,300-digit limit for reading an integer
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("s.jsonl", '{"type":"user","sessionId":"s","n":' + HUGE + "}\n"),
+        ("rollout.jsonl", '{"timestamp":"t","type":"session_meta","payload":{"n":' + HUGE + "}}\n"),
+        ("conversations.json", '[{"title":"t","mapping":{},"n":' + HUGE + "}]"),
+        ("number.json", HUGE),
+        ("list.json", "[" + HUGE + "]"),
+    ],
+)
+def test_a_number_too_long_to_read_is_one_line_not_a_fault(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    err = _error(tmp_path / name, text.encode())
+    assert not isinstance(err, ReaderFault), err.reason
+
+
+def test_a_lone_surrogate_in_a_chat_without_an_id_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    said = {"role": "user", "content": "odd \ud800 text", "timestamp": 0}
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
+    record = {"type": "message", "timestamp": "2026-01-10T09:00:01.000Z", "message": said}
+    reply = {"type": "message", "timestamp": "2026-01-10T09:00:02.000Z", "message": answer}
+    head = {"type": "session", "version": 3, "timestamp": "2026-01-10T09:00:00.000Z", "cwd": "/x"}
+    path.write_text("".join(json.dumps(r) + "\n" for r in (head, record, reply)), encoding="utf-8")
+    (conv,) = read_transcript(path).conversations
+    assert conv.messages[0].text == "odd \ufffd text"

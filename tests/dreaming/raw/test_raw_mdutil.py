@@ -3,13 +3,16 @@ agree with reading it as a list of lines: the lines, the fences and the turn bod
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dreaming.article.fences import closes_fence, fence_run
 from dreaming.raw import mdutil
-from dreaming.raw.mdutil import Fences, build, lines_of
+from dreaming.raw.mdutil import Fences, build, lines_of, read_frontmatter
 from dreaming.transcript import Message
 
 PIECES = [
@@ -94,3 +97,22 @@ def test_a_turn_body_is_its_lines_joined_and_stripped(
         if body:
             expected.append(Message(role="user", text=body))
     assert build(lines_of(text), markers) == expected  # type: ignore[arg-type]
+
+
+def test_a_frontmatter_never_closed_is_text_and_is_not_read_to_the_end() -> None:
+    read = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal read
+        yield "---"
+        for _ in range(1_000_000):
+            read += 1
+            yield "title: on and on"
+
+    assert read_frontmatter(Path("chat.md"), lines()) == ({}, 0)
+    assert read < 10_000
+
+
+def test_a_frontmatter_closed_in_time_is_read() -> None:
+    text = "---\ntitle: Debounce\n---\n# User\nhi"
+    assert read_frontmatter(Path("chat.md"), lines_of(text)) == ({"title": "Debounce"}, 3)

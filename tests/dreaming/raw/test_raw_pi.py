@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from dreaming.raw import read_transcript
@@ -52,3 +53,11 @@ def test_tree_without_header_id_gets_content_id(tmp_path: Path) -> None:
     b = read_transcript(tmp_path / "t.jsonl", data).conversations[0]
     assert a.source_id == b.source_id
     assert len(a.source_id) == 32
+
+
+def test_an_epoch_time_past_a_float_is_no_time(tmp_path: Path) -> None:
+    entry = {"type": "message", "message": {"role": "user", "content": "hi", "timestamp": 10**400}}
+    data = (json.dumps({"type": "session", "id": "s1"}) + "\n" + json.dumps(entry) + "\n").encode()
+    [conv] = read_transcript(tmp_path / "s.jsonl", data).conversations
+    assert conv.messages[0].text == "hi"
+    assert conv.messages[0].timestamp is None

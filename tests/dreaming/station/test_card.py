@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -34,7 +35,7 @@ def card_text(
 def rows_of(data: bytes) -> dict[str, str]:
     found = {}
     for line in data.decode().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         if line.startswith("| ") and len(cells) == 2 and cells[0] not in ("Field", "---"):
             found[cells[0]] = cells[1]
     return found
@@ -46,7 +47,9 @@ def test_heat_sets_every_stock_field_of_the_seed_card() -> None:
     assert rows == {
         "Intent": "fix the git hooks",
         "Git": "main@abc1234",
-        "Working": "[[Git]]",
+        # A path: from the top of the vault `[[Git]]` would open the shortest path of that
+        # name, `Talk/Git.md` once the article has a Talk page.
+        "Working": "[[articles/Git\\|Git]]",
         "Cascade": "record-map · notes 2 current",
         "Heated": "2026-05-01 09:30",
         "Notes": "[[NOTES]]",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def commit_article(vault: Vault, stem: str) -> None:
 def rows(vault: Vault) -> dict[str, str]:
     found = {}
     for line in (vault.root / "STATION.md").read_text().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         if line.startswith("| ") and len(cells) == 2:
             found[cells[0]] = cells[1]
     return found
@@ -72,7 +73,7 @@ def test_a_persons_edit_is_committed_as_theirs_then_the_heat_as_dreamings(vault:
     assert "Dreaming-Run: station-20260501T093000Z" in git(vault, "log", "-1", "--format=%B")
     assert git(vault, "show", "--name-only", "--format=", "HEAD~1").split() == ["STATION.md"]
     assert git(vault, "status", "--porcelain") == ""
-    assert rows(vault)["Working"] == "[[Python_packaging]]"
+    assert rows(vault)["Working"] == "[[articles/Python_packaging\\|Python packaging]]"
     assert rows(vault)["Git"] == "main@" + git(vault, "rev-parse", "--short=7", "HEAD~2").strip()
 
 

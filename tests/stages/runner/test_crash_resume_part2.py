@@ -182,7 +182,7 @@ def test_the_uninterrupted_runs_reconcile_link_list_propose_and_file(
     assert "## Walls\n\nThe walls are cedar.[^1]\n" in shed  # tightened
     assert (vault / "articles" / "Roof.md").exists()
     bread = (vault / "articles" / "Bread_Box.md").read_text(encoding="utf-8")
-    assert "[[Sourdough Bread]]" in bread
+    assert "[[Sourdough_Bread|Sourdough Bread]]" in bread  # the file, as Obsidian opens it
     assert "## See also" in bread
     assert "[[Category:Kitchen]]" in bread
     assert any("## Merge" in p.read_text() for p in (vault / "Talk").glob("*.md"))

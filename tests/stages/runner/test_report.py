@@ -33,17 +33,34 @@ def test_the_day_s_page_is_named_by_the_run_s_utc_date() -> None:
     assert report_path(STARTED) == "Log/2026-03-04.md"
 
 
-def test_a_report_names_articles_as_wikilinks_noops_with_codes_and_failures_with_reasons() -> None:
+def test_a_report_names_articles_by_their_path_noops_with_codes_and_failures_with_reasons() -> None:
     text = render(a_night(), None)
     assert text.startswith("# Dreaming 2026-03-04\n\n## Run r1 at 02:05:06 UTC\n")
     assert "Model: gguf:a-model. Wall time: 12.3 s. Model calls: 2." in text
-    assert "### Articles created\n\n- [[New_Thing|New Thing]] (written by gguf:a-model)\n" in text
-    assert "### Articles updated\n\n- [[Old_Thing|Old Thing]] (written by gguf:a-model)\n" in text
-    assert "- [[Old_Thing|Old Thing]]: `E_CITE` cite (synthesize)" in text
+    # A path: `[[New_Thing]]` from Log/ would open `Talk/New_Thing.md`, Obsidian's
+    # shortest path of that name, once the article has a Talk page.
+    created = "- [[articles/New_Thing|New Thing]] (written by gguf:a-model)\n"
+    assert f"### Articles created\n\n{created}" in text
+    updated = "- [[articles/Old_Thing|Old Thing]] (written by gguf:a-model)\n"
+    assert f"### Articles updated\n\n{updated}" in text
+    assert "- [[articles/Old_Thing|Old Thing]]: `E_CITE` cite (synthesize)" in text
     assert "### Captured subjects\n\n- A passing name\n" in text
     assert "- segment conversation two: the model answered no line" in text
     assert "| segment | 1 | 1 | 0 | 4 | 0 | 2 | 100 | 20 | 1.5 |" in text
     assert "3 Raw files: 1 read, 2 unchanged" in text
+
+
+def test_an_article_written_by_several_stages_is_listed_once() -> None:
+    report = a_night()
+    report.articles += [
+        WrittenArticle("Old_Thing", False),
+        WrittenArticle("New_Thing", False),  # created, then linked: created
+    ]
+    text = render(report, None)
+    assert text.count("[[articles/Old_Thing|Old Thing]] (written by") == 1
+    assert text.count("[[articles/New_Thing|New Thing]] (written by") == 1
+    assert "### Articles created\n\n- [[articles/New_Thing|" in text
+    assert (report.summary()["articles_created"], report.summary()["articles_updated"]) == (1, 1)
 
 
 def test_a_report_links_the_talk_pages_given_a_proposal() -> None:
