@@ -194,6 +194,10 @@ def main() -> int:
             doc = backlog_doc(app.ledger, settings)
             found = backlog(app.ledger, settings)
             print(f"status after night one: {doc['said']}")
+            if not found.conversations:
+                print("night one took the whole backlog: nothing to estimate; pass a shorter "
+                      "--night1 or a larger --count")  # fmt: skip
+                return 1
             if found.estimate.model_seconds is None or found.estimate.wall_seconds is None:
                 print("no estimate after night one: nothing to compare")
                 return 1
