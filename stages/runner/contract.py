@@ -59,6 +59,9 @@ class UnitResult:
     unresolved: tuple[str, ...] = ()
     """What a done unit found and could not settle, each one line with its citations:
     the run report lists them for the person."""
+    held: str | None = None
+    """Why a done unit wrote no article for its subject yet (nothing true to say yet):
+    the run report lists it, so a night that made no article says why."""
 
 
 def read_article(vault: Vault, stem: str) -> tuple[bytes, str] | UnitResult:

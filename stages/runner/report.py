@@ -53,6 +53,8 @@ class StageReport:
     unresolved: list[tuple[str, str]] = field(default_factory=list)
     """(unit key, what) a done unit could not settle (RECONCILE's disagreements, keyed
     on the article's stem)."""
+    held: list[tuple[str, str]] = field(default_factory=list)
+    """(unit, why) of every done unit that wrote no article for its subject yet."""
 
     def add(self, later: StageReport) -> None:
         """Add a later round's report of this stage into this one: what the rounds did
@@ -66,11 +68,14 @@ class StageReport:
         self.given_up = list(dict.fromkeys([*self.given_up, *later.given_up]))
         self.failures += later.failures
         self.unresolved += later.unresolved
+        self.held += later.held
         self.budget_spent = self.budget_spent or later.budget_spent
         self.model_unavailable = self.model_unavailable or later.model_unavailable
 
     def count(self, unit: str, result: UnitResult, key: str = "") -> None:
         self.unresolved += [(key or unit, what) for what in result.unresolved]
+        if result.held is not None:
+            self.held.append((unit, result.held))
         if result.status == "done":
             self.done += 1
             return
@@ -263,6 +268,11 @@ def section(report: NightReport) -> str:
         [f"{_link(u)}: {_plain(what)}" for s in report.stages for u, what in s.unresolved],
     )
     lines += _listed("Captured subjects", [_plain(name) for name in report.captured])
+    lines += _listed(
+        "No article yet (nothing the conversations support enough to write; asked again "
+        "when a conversation brings more)",
+        [f"{_plain(u)}: {_plain(why)}" for s in report.stages for u, why in s.held],
+    )
     failures = [
         f"{s.stage} {_plain(u)}: {_plain(why)}" for s in report.stages for u, why in s.failures
     ]

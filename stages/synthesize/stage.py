@@ -185,7 +185,12 @@ def _create(
         def recapture() -> None:
             subjects.unfile(ctx.ledger, stem)
 
-        return UnitResult("done", f"no article yet ({made}); the subject stays captured", recapture)
+        return UnitResult(
+            "done",
+            f"no article yet ({made}); the subject stays captured",
+            recapture,
+            held=str(made),
+        )
     notes = []
     if made.left_out:
         notes.append(f"{len(made.left_out)} of {len(sources)} excerpts left for the next run")

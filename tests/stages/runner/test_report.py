@@ -154,3 +154,15 @@ def test_what_needs_the_person_stands_first_in_the_run_s_section_as_a_callout() 
 
 def test_a_run_with_nothing_to_fix_has_no_callout() -> None:
     assert "[!warning]" not in render(a_night(), None)
+
+
+def test_a_subject_with_no_article_yet_is_listed_with_why() -> None:
+    report = a_night()
+    stage = StageReport("synthesize")
+    held = "every drafted sentence was about the assistant, not the subject"
+    stage.count("create Beads", UnitResult("done", "no article yet", held=held))
+    report.stages.append(stage)
+    text = render(report, None)
+    assert "### No article yet" in text
+    assert f"- create Beads: {held}\n" in text
+    assert stage.done == 1
