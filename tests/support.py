@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import tracemalloc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from dreaming.model import Completion, Constraint
 if TYPE_CHECKING:
     from dreaming.ledger import Ledger
     from dreaming.model import TextModel
+    from dreaming.raw import ReadResult
     from dreaming.vault import Vault
     from stages.runner.contract import Stage, StageContext, Unit, UnitResult
 
@@ -100,6 +102,18 @@ class Answer:
 
 # What the conftest `scripted_model` fixture gives: answers in, a loaded model out.
 ScriptedModelFactory = Callable[[Iterable[Answer]], "TextModel"]
+
+
+def read_peak(path: Path) -> tuple[ReadResult, int]:
+    """`read_transcript(path)` and the most memory Python held while it ran (bytes)."""
+    from dreaming.raw import read_transcript
+
+    tracemalloc.start()
+    try:
+        result = read_transcript(path)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def drop(vault: Vault, name: str, text: str | bytes) -> Path:

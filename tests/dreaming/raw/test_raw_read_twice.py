@@ -5,7 +5,6 @@ its messages, and a file changed between the two passes is left to be read again
 from __future__ import annotations
 
 import sys
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import dreaming.raw as raw
 from dreaming.errors import IncompleteTranscript
 from dreaming.raw import read_transcript
 from dreaming.raw.mdutil import Rereadable
+from tests.support import read_peak
 
 MARKDOWN = [
     "# User\n", "# Assistant\n", "## user\n", "## assistant\n", "**User:** hi\n",
@@ -106,12 +106,7 @@ def test_a_big_log_is_read_holding_little_more_than_its_messages(
     name, head, turn = BIG[source]
     path = tmp_path / name
     size = _big_log(path, 20, head, turn)
-    tracemalloc.start()
-    try:
-        result = read_transcript(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    result, peak = read_peak(path)
     assert result.source == source
     messages = result.conversations[0].messages
     assert len(messages) > 10_000

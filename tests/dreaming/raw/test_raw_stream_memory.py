@@ -4,13 +4,12 @@ the UI's copies of the messages and the records themselves are let go line by li
 from __future__ import annotations
 
 import json
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from dreaming.raw import read_transcript
+from tests.support import read_peak
 
 PROMPT = "Index the vault nightly and keep every word the person wrote. " * 5
 REPLY = "Yes: a timer runs the night, and the pages link back to their sources. " * 14
@@ -78,12 +77,7 @@ def test_a_big_session_is_read_holding_little_more_than_its_messages(
 ) -> None:
     path = tmp_path / NAMES[source]
     size = _big_session(path, source, 20)
-    tracemalloc.start()
-    try:
-        result = read_transcript(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    result, peak = read_peak(path)
     assert result.source == source
     messages = result.conversations[0].messages
     assert len(messages) > 10_000
