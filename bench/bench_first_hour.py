@@ -106,7 +106,11 @@ def main() -> int:
         took = time.monotonic() - start
         if night.poll() is None:
             night.send_signal(signal.SIGINT)
-            night.wait(timeout=600)
+            try:
+                night.wait(timeout=600)
+            except subprocess.TimeoutExpired:
+                night.kill()  # a unit on a loaded machine can outlast the wait
+                night.wait()
         commit = commit or first_article(vault)
         if commit is None:
             print(f"no article committed in {took / 60:.1f} min")
