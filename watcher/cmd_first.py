@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from dreaming.importing.discover import Found, discover
 from dreaming.vault.checksums import current_checksum
 from dreaming.vault.writes import write_atomic
 from watcher.app import App
-from watcher.console import err, out, shown
+from watcher.console import day, err, out, shown, sized
 
 if TYPE_CHECKING:
     from dreaming.importing import ImportReport
@@ -135,9 +134,9 @@ _NAMES = {"claude-code": "Claude Code", "codex": "Codex", "pi": "pi"}
 def _said(f: Found) -> str:
     where = shown(f.source.path)
     if f.sessions is None:
-        return f"found a ChatGPT export: {where}, {_size(f.size)}, saved {_day(f.last)}"
+        return f"found a ChatGPT export: {where}, {sized(f.size)}, saved {_day(f.last)}"
     count = f"more than {f.sessions:,}" if f.more else f"{f.sessions:,}"
-    line = f"found {_NAMES[f.source.kind]} history: {count} sessions in {where}, {_size(f.size)}"
+    line = f"found {_NAMES[f.source.kind]} history: {count} sessions in {where}, {sized(f.size)}"
     if f.first is not None and f.last is not None:
         line += f", {_day(f.first)} → {_day(f.last)}"
     if f.problem:
@@ -145,15 +144,8 @@ def _said(f: Found) -> str:
     return line
 
 
-def _size(n: int) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
-
-
 def _day(t: float | None) -> str:
-    return datetime.fromtimestamp(t).strftime("%Y-%m-%d") if t is not None else "?"
+    return day(t) if t is not None else "?"
 
 
 def _load(path: Path) -> dict[str, str]:

@@ -24,7 +24,7 @@ from rich.markup import escape
 
 from dreaming.errors import DreamingError, LedgerError
 from watcher.app import App
-from watcher.console import command_app, counted, err, out, shown, sized, vault_option
+from watcher.console import command_app, counted, day, err, out, shown, sized, vault_option
 from watcher.progress import QUIET_EVERY_S
 
 if TYPE_CHECKING:
@@ -216,7 +216,7 @@ def _say_source(s: SourceReport, *, dry_run: bool) -> None:
     if s.planned is not None and s.looked < s.planned:
         what = f"{s.label}: stopped after {s.looked} of {s.planned} in {s.where}: {sized(s.size)}"
     if s.first is not None and s.last is not None:
-        what += f", {_day(s.first)} → {_day(s.last)}"
+        what += f", {day(s.first)} → {day(s.last)}"
     if s.older:
         what += f"; {s.older} older than --since left out"
     if s.skipped:
@@ -227,10 +227,6 @@ def _say_source(s: SourceReport, *, dry_run: bool) -> None:
         what += f", {s.missed} {'would not come' if dry_run else 'did not come'} in "
         what += "(the lines above say why)"
     out.print(shown(what), markup=False)
-
-
-def _day(t: float) -> str:
-    return datetime.fromtimestamp(t).strftime("%Y-%m-%d")
 
 
 class _Bar:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import unicodedata
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -59,6 +60,11 @@ def sized(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{n} B"
+
+
+def day(t: float) -> str:
+    """`2026-03-14`: a moment's local date."""
+    return datetime.fromtimestamp(t).strftime("%Y-%m-%d")
 
 
 FileProgress = Callable[[int, int, str], None]
