@@ -40,7 +40,6 @@ def offer_history(app: App, ask: Ask | None) -> None:
     if answers.get(_IMPORT) in (_NO, _DONE) and answers.get(_HOOK) is not None:
         return
     found = discover()
-    vault = shlex.quote(shown(app.vault.root))
     if not found:
         out.print(
             "no Claude Code, Codex or pi history or ChatGPT export found on this machine; "
@@ -50,24 +49,21 @@ def offer_history(app: App, ask: Ask | None) -> None:
         return
     for f in found:
         out.print(_said(f), markup=False)
-    specs = [shlex.quote(f.source.spec) for f in found]
-    hosts: list[str] = [f.source.kind for f in found if f.source.kind != "chatgpt"]
-    _offer_import(app, answers, found, specs, vault, ask)
-    _offer_hooks(app, answers, hosts, vault, ask)
+    _offer_import(app, answers, found, ask)
+    _offer_hooks(app, answers, [f.source.kind for f in found if f.source.kind != "chatgpt"], ask)
 
 
-def _offer_import(
-    app: App,
-    answers: dict[str, str],
-    found: list[Found],
-    specs: list[str],
-    vault: str,
-    ask: Ask | None,
-) -> None:
+def _vault(app: App) -> str:
+    """The vault as a command line names it."""
+    return shlex.quote(shown(app.vault.root))
+
+
+def _offer_import(app: App, answers: dict[str, str], found: list[Found], ask: Ask | None) -> None:
     state = answers.get(_IMPORT)
     if state in (_NO, _DONE):
         return
-    command = f"dreaming import {' '.join(specs)} --vault {vault}"
+    specs = " ".join(shlex.quote(f.source.spec) for f in found)
+    command = f"dreaming import {specs} --vault {_vault(app)}"
     if ask is None:
         out.print(f"to bring it in: {command}", markup=False)
         return
@@ -100,9 +96,7 @@ def _import(app: App, found: list[Found]) -> ImportReport:
     return bring_in(app, plans, None, limit, ingest=True)
 
 
-def _offer_hooks(
-    app: App, answers: dict[str, str], hosts: list[str], vault: str, ask: Ask | None
-) -> None:
+def _offer_hooks(app: App, answers: dict[str, str], hosts: list[str], ask: Ask | None) -> None:
     from dreaming.capture.hostfile import vault_in
     from dreaming.capture.hosts import HOSTS
 
@@ -113,7 +107,7 @@ def _offer_hooks(
     ]
     if not wanted:
         return
-    commands = [f"dreaming hook install {h} --vault {vault}" for h in wanted]
+    commands = [f"dreaming hook install {h} --vault {_vault(app)}" for h in wanted]
     if ask is None:
         out.print(f"to capture new sessions as they end: {' && '.join(commands)}", markup=False)
         return
