@@ -7,8 +7,8 @@ stops at a unit boundary; then the backlog's estimate is read as `dreaming statu
 reads it (`backlog_estimate`). Night two has no end and takes the whole rest. The bench
 prints the estimate beside what night two measured: model time, time on the clock, and
 nights of a window of `--window` seconds (goal: within 25 %). It prints the same for an
-estimate by conversations alone (the pace a conversation, not a message), to show what
-weighing by messages buys.
+estimate by messages alone and by conversations alone, to show what status's two parts
+(reading a message, writing up a conversation) buy.
 
 The model: by default a rule model (tests/rule_model.py: answers any stage's question
 at once) that *takes time* like a llama.cpp model on a CPU: each call sleeps for the
@@ -203,8 +203,10 @@ def main() -> int:
                 return 1
             measured = pace(runs.measured(app.ledger, RECENT_NIGHTS))
             assert measured is not None
-            by_conv = measured.model_seconds / measured.conversations * found.conversations
-            by_conv_wall = measured.wall_seconds / measured.conversations * found.conversations
+            alone = [
+                (part, getattr(measured, part), getattr(found, part))
+                for part in ("messages", "conversations")
+            ]
             second = run_night(app)
             two = runs.pace_of(app.ledger, second.run_id)
             assert two is not None
@@ -215,14 +217,19 @@ def main() -> int:
                   f"{two.stage_seconds:.1f} s of stages, {two.calls} calls; "
                   f"{left} left; status {second.status}")  # fmt: skip
     rows = (
-        ("model time", found.estimate.model_seconds, by_conv, two.model_seconds),
-        ("time on the clock", found.estimate.wall_seconds, by_conv_wall, two.stage_seconds),
-    )
-    print("| | estimate (a message) | ratio | estimate (a conversation) | ratio | night two |")
-    print("| --- | --: | --: | --: | --: | --: |")
-    for what, est, conv, real in rows:
-        print(f"| {what} | {est:.1f} s | {est / real:.2f} | {conv:.1f} s | {conv / real:.2f} "
-              f"| {real:.1f} s |")  # fmt: skip
+        ("model time", found.estimate.model_seconds, measured.model_seconds, two.model_seconds),
+        ("time on the clock", found.estimate.wall_seconds, measured.wall_seconds,
+         two.stage_seconds),
+    )  # fmt: skip
+    print("| | estimate (status) | ratio | a message alone | ratio | a conversation alone "
+          "| ratio | night two |")  # fmt: skip
+    print("| --- | --: | --: | --: | --: | --: | --: | --: |")
+    for what, est, spent, real in rows:
+        cells = [f"{est:.1f} s | {est / real:.2f}"]
+        for _, measured_part, left_part in alone:
+            guess = spent / measured_part * left_part
+            cells.append(f"{guess:.1f} s | {guess / real:.2f}")
+        print(f"| {what} | {' | '.join(cells)} | {real:.1f} s |")
     nights = math.ceil(two.stage_seconds / args.window)
     print(f"nights of {args.window} s: estimated {found.estimate.nights}, night two's time "
           f"fills {two.stage_seconds / args.window:.2f} ({nights})")  # fmt: skip

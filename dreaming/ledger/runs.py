@@ -103,6 +103,17 @@ class RunPace:
     model_seconds: float
     stage_seconds: float
     calls: int
+    reading_seconds: float = 0.0
+    """The part of `model_seconds` that SEGMENT and EXTRACT spent reading messages; the
+    rest went to writing (SYNTHESIZE and after), which goes by subjects, not by length.
+    Taken from the run's model calls, so it is never stored twice."""
+
+
+READING_STAGES = ("segment", "extract")
+_READING = (
+    "(SELECT coalesce(sum(m.seconds), 0) FROM model_calls m "
+    "WHERE m.run_id = runs.id AND m.stage IN ('segment', 'extract'))"
+)
 
 
 def record_pace(ledger: Ledger, run_id: str, pace: RunPace) -> None:
@@ -126,8 +137,8 @@ def measured(ledger: Ledger, nights: int = 5) -> list[RunPace]:
     return [
         RunPace(*row)
         for row in ledger.db.execute(
-            "SELECT taken_conversations, taken_messages, model_seconds, stage_seconds, calls "
-            "FROM runs WHERE kind = 'night' AND taken_conversations > 0 "
+            "SELECT taken_conversations, taken_messages, model_seconds, stage_seconds, calls, "
+            f"{_READING} FROM runs WHERE kind = 'night' AND taken_conversations > 0 "
             "ORDER BY started_at DESC, rowid DESC LIMIT ?",
             (nights,),
         )
@@ -137,8 +148,8 @@ def measured(ledger: Ledger, nights: int = 5) -> list[RunPace]:
 def pace_of(ledger: Ledger, run_id: str) -> RunPace | None:
     """The pace one run recorded (None: none recorded, as before the ledger kept it)."""
     row = ledger.db.execute(
-        "SELECT taken_conversations, taken_messages, model_seconds, stage_seconds, calls "
-        "FROM runs WHERE id = ? AND taken_conversations IS NOT NULL",
+        "SELECT taken_conversations, taken_messages, model_seconds, stage_seconds, calls, "
+        f"{_READING} FROM runs WHERE id = ? AND taken_conversations IS NOT NULL",
         (run_id,),
     ).fetchone()
     return None if row is None else RunPace(*row)

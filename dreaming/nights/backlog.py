@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from dreaming.config import BacklogOrder, Settings
 from dreaming.ledger import Ledger, runs, work
-from dreaming.nights.estimate import Estimate, Pace, estimate
+from dreaming.nights.estimate import Estimate, Pace, cost_a_message, estimate
 from dreaming.nights.order import ordered
 from dreaming.nights.window import window_seconds
 
@@ -43,6 +43,7 @@ def pace(measured: Sequence[runs.RunPace]) -> Pace | None:
         model_seconds=sum(p.model_seconds for p in measured),
         wall_seconds=sum(p.stage_seconds for p in measured),
         calls=sum(p.calls for p in measured),
+        reading_seconds=sum(p.reading_seconds for p in measured),
     )
 
 
@@ -99,10 +100,10 @@ def _estimate(b: Backlog) -> str:
         )
     p = e.pace
     over = "the last night" if p.nights == 1 else f"the last {p.nights} nights"
-    a_conversation = e.seconds_a_conversation or 0.0
+    per_message, per_conversation = cost_a_message(p)
     line = (
-        f"At the pace of {over} ({p.model_seconds / p.messages:.1f} s of model time a "
-        f"message, {a_conversation:.0f} s a conversation): about "
+        f"At the pace of {over} ({per_message:.1f} s of model time to read a message, "
+        f"{per_conversation:.0f} s to write up a conversation): about "
         f"{_duration(e.model_seconds)} of model time, "
     )
     plural = "night" if e.nights == 1 else "nights"

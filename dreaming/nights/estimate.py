@@ -1,11 +1,13 @@
 """What the backlog will take, at the pace recent nights measured: pure arithmetic.
 
-A night's cost grows with the messages it reads far more than with the conversations
-(SEGMENT asks about each shift of topic, EXTRACT about each chunk), and a history mixes
-three-message chats with sessions of hundreds; so the pace is seconds a *message* taken
-out of the backlog, and a backlog of M messages is M times that. Seconds a conversation
-is shown too, for a person to picture it. Nothing is guessed: without a measured night
-there is no estimate, and the caller says so.
+A night's model time is two kinds of work. Reading (SEGMENT asks about each shift of
+topic, EXTRACT about each chunk) grows with the messages read, and a history mixes
+three-message chats with sessions of hundreds. Writing (SYNTHESIZE and the stages after
+it) goes by the subjects found, which grow with the conversations, not with their length.
+So a backlog of C conversations holding M messages takes M times the nights' reading
+seconds a message plus C times their writing seconds a conversation; on the corpus this
+beat either rate alone (bench/bench_nights.py). Nothing is guessed: without a measured
+night there is no estimate, and the caller says so.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class Pace:
     """The nights' stage time on the clock, model load and code included (what fills the
     window to `night_ends`)."""
     calls: int
+    reading_seconds: float = 0.0
+    """The part of `model_seconds` SEGMENT and EXTRACT spent reading messages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,15 @@ class Estimate:
         return None if p is None or not p.conversations else p.model_seconds / p.conversations
 
 
+def cost_a_message(pace: Pace) -> tuple[float, float]:
+    """Model seconds a message (reading) and a conversation (writing) at `pace`."""
+    reading = min(max(pace.reading_seconds, 0.0), pace.model_seconds)
+    per_message = reading / pace.messages if pace.messages > 0 else 0.0
+    writing = pace.model_seconds - reading
+    per_conversation = writing / pace.conversations if pace.conversations > 0 else 0.0
+    return per_message, per_conversation
+
+
 # A sum of float parts can land a hair above a whole number of nights it equals.
 _SLACK = 1e-9
 
@@ -68,10 +81,12 @@ def estimate(
     """The backlog of `conversations` holding `messages` at `pace`, in model time and in
     nights: the fewest nights in which every limit a night has (its window to
     night_ends, `max_model_seconds`, `max_model_calls`) holds its share of the work."""
-    if pace is None or pace.messages <= 0:
+    if pace is None or pace.messages <= 0 or pace.conversations <= 0:
         return Estimate(conversations, messages, None)
-    share = messages / pace.messages
-    model = pace.model_seconds * share
+    per_message, per_conversation = cost_a_message(pace)
+    model = messages * per_message + conversations * per_conversation
+    # The clock and the calls follow the model time: the same work, at the nights' ratios.
+    share = model / pace.model_seconds if pace.model_seconds > 0 else messages / pace.messages
     wall = pace.wall_seconds * share
     calls = pace.calls * share
     if conversations <= 0:

@@ -42,16 +42,17 @@ def ordered(rows: Sequence[BacklogRow], order: BacklogOrder, since: str | None) 
 
 
 def take(
-    rows: Sequence[BacklogRow], limits: Sequence[tuple[float, float]], *, most: int
+    rows: Sequence[BacklogRow], limits: Sequence[tuple[float, float, float]], *, most: int
 ) -> list[BacklogRow]:
-    """The next round of a night: the longest start of `rows` (at most `most`) whose
-    messages fit every limit, each (seconds a message, seconds left); always one at
-    least, since a night that may run at all must make headway."""
+    """The next round of a night: the longest start of `rows` (at most `most`) that fits
+    every limit, each (seconds a message, seconds a conversation, seconds left); always
+    one at least, since a night that may run at all must make headway."""
     chosen: list[BacklogRow] = []
     messages = 0
     for row in rows[:most]:
         messages += row.messages
-        if chosen and any(messages * per > left for per, left in limits):
+        taken = len(chosen) + 1
+        if chosen and any(messages * per + taken * each > left for per, each, left in limits):
             break
         chosen.append(row)
     return chosen

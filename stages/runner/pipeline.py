@@ -404,7 +404,7 @@ def _rounds(
     the night must stop; each stage's reports of the rounds added into one."""
     by_stage: dict[str, StageReport] = {}
     while True:
-        step = rounds.next(model[0].seconds if model else 0.0)
+        step = rounds.next(model[0] if model else None)
         if step is None:
             return
         ctx.waiting = step.waiting
@@ -450,8 +450,7 @@ def _finish(
     """Gather what the run did, write and commit the report if it did anything, close the row."""
     ledger, run_id = app.ledger, report.run_id
     # The night's pace first: the backlog the report describes is estimated with it.
-    spent = model[0] if model else None
-    pace = rounds.taken(spent.seconds if spent else 0.0, spent.calls if spent else 0)
+    pace = rounds.taken(model[0] if model else None)
     runs.record_pace(ledger, run_id, pace)
     report.status = status
     report.articles = list(writer.articles)
@@ -521,7 +520,7 @@ def _plan(
 
     ctx = StageContext(vault, ledger, app.settings, Policy(vault), "dry-run", no_model, now)
     # What `backlog_since` holds back is no part of any plan (nor past `--limit`).
-    step = Rounds(ledger, app.settings, limit=limit, whole=True).next(0.0)
+    step = Rounds(ledger, app.settings, limit=limit, whole=True).next(None)
     ctx.waiting = step.waiting if step is not None else frozenset()
     report.stages = [
         run_stage(s, ctx, limit=limit, dry_run=True, since_policy=since_policy) for s in chosen

@@ -23,7 +23,9 @@ from time import monotonic
 
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, runs, work
+from dreaming.model.metered import MeteredModel
 from dreaming.nights.backlog import RECENT_NIGHTS, pace
+from dreaming.nights.estimate import cost_a_message
 from dreaming.nights.order import ordered, take
 
 FIRST_ROUND = 4
@@ -74,7 +76,7 @@ class Rounds:
         self.started = monotonic()
         self.size = _size(self.ledger)
 
-    def next(self, model_seconds: float) -> Round | None:
+    def next(self, spent: MeteredModel | None) -> Round | None:
         """The next round, or None when the backlog holds nothing more for this night
         (a first round always runs: it does the ordinary work too)."""
         if self.count and (self.whole or self.limit is not None):
@@ -88,7 +90,7 @@ class Rounds:
         if self.whole or self.limit is not None:
             chosen = fresh if self.limit is None else fresh[: self.limit]
         else:
-            chosen = self._fitting(fresh, model_seconds)
+            chosen = self._fitting(fresh, spent)
         self.offered |= {r.id for r in chosen}
         chosen_ids = {r.id for r in chosen}
         waiting = frozenset(r.id for r in rows if not r.segmented and r.id not in chosen_ids)
@@ -100,32 +102,42 @@ class Rounds:
         found = ordered(rows, self.settings.backlog_order, self.settings.backlog_since)
         return any(not r.segmented and r.id not in self.offered for r in found.first)
 
-    def taken(self, model_seconds: float, calls: int) -> runs.RunPace:
+    def taken(self, spent: MeteredModel | None) -> runs.RunPace:
         """What the night took out of the backlog so far, and at what cost."""
         conversations, messages = _size(self.ledger)
         return runs.RunPace(
             max(0, self.size[0] - conversations),
             max(0, self.size[1] - messages),
-            model_seconds,
+            spent.seconds if spent else 0.0,
             monotonic() - self.started if self.started else 0.0,
-            calls,
+            spent.calls if spent else 0,
+            sum(
+                spent.totals[s].usage.seconds
+                for s in runs.READING_STAGES
+                if spent is not None and s in spent.totals
+            ),
         )
 
-    def _fitting(self, fresh: list[work.BacklogRow], model_seconds: float) -> list[work.BacklogRow]:
+    def _fitting(
+        self, fresh: list[work.BacklogRow], spent: MeteredModel | None
+    ) -> list[work.BacklogRow]:
         # This night's rounds so far (the machine as it is tonight) with the recent nights
         # (more conversations than a round or two: a steadier pace).
-        so_far = self.taken(model_seconds, 0)
+        so_far = self.taken(spent)
         tonight = [so_far] if so_far.messages else []
         found = pace(tonight + runs.measured(self.ledger, RECENT_NIGHTS))
         if found is None or found.messages <= 0:
             return fresh[:FIRST_ROUND]
-        limits: list[tuple[float, float]] = []
+        per_message, per_conversation = cost_a_message(found)
+        model_seconds = so_far.model_seconds
+        limits: list[tuple[float, float, float]] = []
         if self.until is not None:
             left = (self.until - self.clock()).total_seconds()
-            limits.append((found.wall_seconds / found.messages, left * FILL))
+            wall = found.wall_seconds / found.model_seconds if found.model_seconds > 0 else 1.0
+            limits.append((per_message * wall, per_conversation * wall, left * FILL))
         budget = self.settings.max_model_seconds
         if budget is not None:
-            limits.append((found.model_seconds / found.messages, (budget - model_seconds) * FILL))
+            limits.append((per_message, per_conversation, (budget - model_seconds) * FILL))
         return take(fresh, limits, most=MOST_A_ROUND)
 
 

@@ -93,19 +93,20 @@ def test_status_estimates_the_backlog_in_model_time_and_nights_from_the_last_nig
     vault: Vault, ledger: Ledger
 ) -> None:
     busy_vault(vault, ledger)
-    # One night took 10 conversations of 100 messages in 900 s of model time, 1,000 s on
-    # the clock.
+    # One night took 10 conversations of 100 messages in 900 s of model time (all of it
+    # writing: no call of its read), 1,000 s on the clock.
     runs.record_pace(ledger, "n1", runs.RunPace(10, 100, 900.0, 1000.0, 300))
     (vault.state / "config.toml").write_text('schedule = "03:00"\nnight_ends = "03:01"\n')
     result = CliRunner().invoke(cli, ["status", "--vault", str(vault.root), "--json"])
     estimate = json.loads(result.output)["backlog_estimate"]
-    assert estimate["model_seconds"] == 27.0, "3 messages at 9 s"
-    assert estimate["nights"] == 1
+    assert estimate["model_seconds"] == 90.0, "1 conversation written at 90 s"
+    assert estimate["nights"] == 2, "1,000 s on the clock for 900 s of model time: 100 s"
     assert estimate["seconds_a_conversation"] == 90.0
     assert estimate["measured_nights"] == 1
     shown = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)]).output
     flat = " ".join(shown.split())
-    assert "At the pace of the last night (9.0 s of model time a message, 90 s a conversation)" in (
-        flat
+    assert (
+        "At the pace of the last night (0.0 s of model time to read a message, 90 s to "
+        "write up a conversation)" in flat
     )
-    assert "about 27 s of model time, about 1 night of 03:00-03:01." in flat
+    assert "about 90 s of model time, about 2 nights of 03:00-03:01." in flat

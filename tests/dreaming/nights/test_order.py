@@ -72,22 +72,23 @@ def test_every_conversation_is_taken_or_held_once_in_the_order_asked(
 
 def test_a_round_takes_what_fits_in_the_time_left_at_least_one() -> None:
     rows = [BacklogRow(f"c{i}", 10, JAN, False) for i in range(10)]
-    # 2 s a message: a conversation of 10 messages is 20 s.
-    assert ids(take(rows, [(2.0, 65.0)], most=8)) == ["c0", "c1", "c2"]
-    assert ids(take(rows, [(2.0, 5.0)], most=8)) == ["c0"], "one even past the time left"
+    # 2 s a message read and 5 s a conversation written: a conversation of 10 messages
+    # is 25 s.
+    assert ids(take(rows, [(2.0, 5.0, 80.0)], most=8)) == ["c0", "c1", "c2"]
+    assert ids(take(rows, [(2.0, 5.0, 5.0)], most=8)) == ["c0"], "one even past the time left"
     assert ids(take(rows, [], most=4)) == ["c0", "c1", "c2", "c3"]
-    assert ids(take(rows, [(2.0, 1e9), (1.0, 30.0)], most=8)) == ["c0", "c1", "c2"][:3], (
+    assert ids(take(rows, [(2.0, 0.0, 1e9), (1.0, 0.0, 30.0)], most=8)) == ["c0", "c1", "c2"], (
         "the tightest limit decides"
     )
 
 
-limits = st.lists(st.tuples(st.floats(0, 100), st.floats(0, 1e5)), max_size=3)
+limits = st.lists(st.tuples(st.floats(0, 100), st.floats(0, 1000), st.floats(0, 1e5)), max_size=3)
 
 
 @settings(max_examples=draws(300), deadline=None)
 @given(rows, limits, st.integers(1, 40))
 def test_a_round_is_the_longest_prefix_that_fits_every_limit(
-    found_rows: list[BacklogRow], found_limits: list[tuple[float, float]], most: int
+    found_rows: list[BacklogRow], found_limits: list[tuple[float, float, float]], most: int
 ) -> None:
     chosen = take(found_rows, found_limits, most=most)
     assert chosen == found_rows[: len(chosen)]
@@ -97,8 +98,8 @@ def test_a_round_is_the_longest_prefix_that_fits_every_limit(
         return
     assert chosen
     messages = sum(r.messages for r in chosen)
-    for per, left in found_limits:
-        assert len(chosen) == 1 or messages * per <= left + 1e-6
+    for per, each, left in found_limits:
+        assert len(chosen) == 1 or messages * per + len(chosen) * each <= left + 1e-6
     if len(chosen) < min(most, len(found_rows)):
         more = messages + found_rows[len(chosen)].messages
-        assert any(more * per > left for per, left in found_limits)
+        assert any(more * per + (len(chosen) + 1) * each > left for per, each, left in found_limits)
