@@ -23,7 +23,7 @@ from time import monotonic
 
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, runs, work
-from dreaming.model.metered import MeteredModel
+from dreaming.model import MeteredModel
 from dreaming.nights.backlog import RECENT_NIGHTS, pace
 from dreaming.nights.estimate import cost_a_message
 from dreaming.nights.order import ordered, take
