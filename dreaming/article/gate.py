@@ -5,8 +5,8 @@ passes NORMALIZE and then `check(before, after)`. A rejection makes the write
 a NO-OP, logged with its codes, and the work is retried on the next run, so
 weak model output never reaches disk. The gate catches lost citations, broken
 footnotes, lost structure, bulk prose loss, changes to parts the edit did not
-name, schematic placeholders and links that leave the vault; nuance loss is
-the judge's job, not this one's.
+name, schematic placeholders, links that leave the vault and HTML outside the
+allow-list (`htmlcheck`); nuance loss is the judge's job, not this one's.
 
 Rules that would freeze a person's own article are relative to `before`: a
 defect that was already there (an orphan footnote, a second See also, a
@@ -22,6 +22,7 @@ from typing import Literal, get_args
 
 from dreaming.article.document import LEAD, REFERENCES, SEE_ALSO, Article, parse
 from dreaming.article.fences import dangling_fence, mask_code
+from dreaming.article.htmlcheck import refused_html
 from dreaming.article.keep import Part, changed_parts, code_blocks, definition_key, lost_code
 from dreaming.article.known import KnownArticles
 from dreaming.article.layout import close_fences, split_frontmatter
@@ -48,6 +49,7 @@ Code = Literal[
     "code_lost",
     "placeholder_leak",
     "path_escape",
+    "html_refused",
     "wikilink_unresolved",
 ]
 CODES: tuple[Code, ...] = get_args(Code)
@@ -128,6 +130,7 @@ def check(
         for p in leaks(before or "", after)
     ]
     found += _links(old, new, before, after, known_stems)
+    found += _html(before, after)
     return GateResult(tuple(found))
 
 
@@ -249,6 +252,13 @@ def _link_targets(article: Article, text: str) -> set[tuple[LinkKind, str]]:
     for _, value in article.infobox or ():
         found |= link_targets(value)
     return found
+
+
+def _html(before: str | None, after: str) -> list[Rejection]:
+    """New HTML outside the allow-list; frontmatter is YAML, never rendered as HTML."""
+    now = refused_html(split_frontmatter(after)[1])
+    was = refused_html(split_frontmatter(before)[1]) if before is not None else set()
+    return [Rejection("html_refused", f"{what} is not allowed") for what in sorted(now - was)]
 
 
 def _links(

@@ -102,6 +102,20 @@ def _attr_targets(name: str, value: str) -> list[str]:
     return [c.split()[0] for c in html.unescape(value).split(",") if c.split()]
 
 
+def blank_destinations(masked: str) -> str:
+    """`masked` with every Markdown link and reference destination blanked, length kept:
+    `<…>` there is a destination (`[x](<My File.md>)`), not HTML."""
+    for rx in (_MD_LINK, _REF_DEF):
+        masked = rx.sub(lambda m: _blanked(m, 1), masked)
+    return masked
+
+
+def _blanked(m: re.Match[str], group: int) -> str:
+    start, end = m.start(group) - m.start(), m.end(group) - m.start()
+    whole = m.group()
+    return whole[:start] + " " * (end - start) + whole[end:]
+
+
 def link_targets(text: str) -> set[tuple[LinkKind, str]]:
     """(kind, target as written) for every link outside code in `text`."""
     found: set[tuple[LinkKind, str]] = {("wikilink", link.target) for link in wikilinks(text)}

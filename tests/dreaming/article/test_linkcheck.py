@@ -108,7 +108,8 @@ def test_a_fragment_or_query_stays_on_the_page(snippet: str) -> None:
     ],
 )
 def test_an_escape_in_other_url_attributes_is_rejected(snippet: str) -> None:
-    assert check(BEFORE, _with(snippet), touched=[LEAD]).codes == ("path_escape",)
+    # Neither the tag nor the attribute is on the HTML allow-list either.
+    assert check(BEFORE, _with(snippet), touched=[LEAD]).codes == ("path_escape", "html_refused")
 
 
 def test_decode_reads_a_target_as_a_renderer_does() -> None:
