@@ -31,8 +31,8 @@ class UnsafePathError(DreamingError):
 
 
 class RefusedFileError(DreamingError):
-    """A file in the vault dreaming will not read: a link, a named pipe or other
-    non-file, one behind a folder link leaving the vault, or one over its size cap."""
+    """A file in the vault dreaming will not read or write: a link, a named pipe or
+    other non-file, one behind a folder link leaving the vault, or one over its size cap."""
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__(f"{path}: {reason}")

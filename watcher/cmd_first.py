@@ -154,4 +154,4 @@ def _save(app: App, answers: dict[str, str], question: str, answer: str) -> None
     answers[question] = answer
     path = app.vault.state / ANSWERS
     text = json.dumps(answers, indent=2, sort_keys=True) + "\n"
-    write_atomic(path, text, expected=current_checksum(path), registry=None)
+    write_atomic(path, text, expected=current_checksum(path), registry=None, vault=app.vault)

@@ -35,7 +35,7 @@ def request_night(vault: Vault, request: NightRequest) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     rid = uuid.uuid4().hex[:12]
     doc = json.dumps({"id": rid, **asdict(request)})
-    write_atomic(folder / f"{rid}{REQUEST}", doc, expected=None, registry=None)
+    write_atomic(folder / f"{rid}{REQUEST}", doc, expected=None, registry=None, vault=vault)
     return rid
 
 
@@ -63,7 +63,7 @@ def take_requests(vault: Vault) -> Iterator[tuple[str, NightRequest | None]]:
 
 def answer(vault: Vault, rid: str, result: NightResult) -> None:
     path = control_dir(vault) / f"{rid}{RESULT}"
-    write_atomic(path, json.dumps(asdict(result)), expected=None, registry=None)
+    write_atomic(path, json.dumps(asdict(result)), expected=None, registry=None, vault=vault)
 
 
 def wait_result(

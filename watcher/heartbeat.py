@@ -73,6 +73,7 @@ class Heartbeat:
     """The running watcher's heartbeat; every method writes the file (thread-safe)."""
 
     def __init__(self, vault: Vault) -> None:
+        self._vault = vault
         self._path = vault.state / FILE_NAME
         self._lock = threading.Lock()
         self.doc: HeartbeatDoc = {
@@ -143,7 +144,13 @@ class Heartbeat:
     def _write(self) -> None:
         data = json.dumps(self.doc, indent=2, sort_keys=True) + "\n"
         # Nothing watches .dreaming/: no registry; the expected checksum is whatever is there.
-        write_atomic(self._path, data, expected=current_checksum(self._path), registry=None)
+        write_atomic(
+            self._path,
+            data,
+            expected=current_checksum(self._path),
+            registry=None,
+            vault=self._vault,
+        )
 
 
 def _previous_night(vault: Vault) -> NightDoc | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dreaming.clock import utc_now
-from dreaming.errors import DreamingError
+from dreaming.errors import DreamingError, RefusedFileError
 from dreaming.ledger import Ledger, runs
 from dreaming.vault import Vault
 from dreaming.vault.lock import LOCK_NAME as RUN_LOCK
@@ -102,6 +102,10 @@ class NightRunner:
         while run_lock_holder(self.vault) is not None:
             if self._stopping.wait(LOCK_POLL):
                 return NightResult("skipped", "not run: the watcher stopped while it waited")
+        try:
+            self.vault.writable(self.log)
+        except RefusedFileError as e:
+            return NightResult("failed", f"the night could not start: {e}")
         self.vault.logs.mkdir(parents=True, exist_ok=True)
         rotate(self.log)
         started = utc_now()

@@ -197,4 +197,4 @@ class NightScheduler:
     def _save(self, doc: dict[str, Any]) -> None:
         path = self.vault.state / SCHEDULE_FILE
         text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
-        write_atomic(path, text, expected=current_checksum(path), registry=None)
+        write_atomic(path, text, expected=current_checksum(path), registry=None, vault=self.vault)

@@ -24,6 +24,7 @@ from rich.console import Console
 
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, raw_files
+from dreaming.vault import Vault
 from dreaming.vault.logs import LOG_BYTES, LOGS_KEPT
 from watcher.app import App
 from watcher.console import out, shown
@@ -49,7 +50,7 @@ def serve(
     """Watch the vault and run its nights until SIGTERM/SIGINT."""
     app = App.open(vault_path)
     vault = app.vault
-    with instance_lock(vault), app, _logging(vault.logs / LOG_NAME):
+    with instance_lock(vault), app, _logging(vault, vault.logs / LOG_NAME):
         stop = threading.Event()
         heartbeat = Heartbeat(vault)
         runner = NightRunner(vault, night_command)
@@ -145,8 +146,10 @@ def _on_signals(stop: threading.Event) -> Callable[[], None]:
 
 
 @contextmanager
-def _logging(path: Path) -> Iterator[None]:
-    """The watcher's log, `.dreaming/logs/watch.log`, rotated at 1 MB, 5 kept."""
+def _logging(vault: Vault, path: Path) -> Iterator[None]:
+    """The watcher's log, `.dreaming/logs/watch.log`, rotated at 1 MB, 5 kept; never
+    through a link (RefusedFileError)."""
+    vault.writable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handler = RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=LOGS_KEPT, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))

@@ -13,6 +13,7 @@ one module per concern beside it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -106,6 +107,7 @@ class Ledger:
         reader (the audit) can never change or create the ledger it checks.
         """
         self.path = path
+        _refuse_links(path)
         try:
             if read_only:
                 uri = f"{path.absolute().as_uri()}?mode=ro"
@@ -262,3 +264,15 @@ def _statements(script: str) -> list[str]:
 
 def _only_comments(sql: str) -> bool:
     return all(not line.strip() or line.strip().startswith("--") for line in sql.splitlines())
+
+
+def _refuse_links(path: Path) -> None:
+    """SQLite opens (and creates) a link's target without a word: the ledger and the
+    files SQLite keeps beside it must be real files, never a way out of the vault."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        each = path.with_name(path.name + suffix)
+        if os.path.islink(each):
+            raise LedgerError(
+                f"{each}: a link; dreaming keeps its ledger only in real files, "
+                "so delete the link, then run again"
+            )

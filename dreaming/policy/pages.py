@@ -109,7 +109,7 @@ class Policy:
         try:
             kept.parent.mkdir(parents=True, exist_ok=True)
             expected = None if before is None else checksum(before)
-            write_atomic(kept, data, expected=expected, registry=None)
+            write_atomic(kept, data, expected=expected, registry=None, vault=self._vault)
         except (OSError, ConflictError):
             # Only a fallback is lost (or another run just kept one); the page is in force.
             return

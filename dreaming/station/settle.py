@@ -133,7 +133,7 @@ def settle(vault: Vault, registry: OwnWrites, *, changed: Set[Changed], now: str
                 writes[station.path] = (station, hot)
             else:
                 result.said.append(f"{card.CARD} is already hot")
-    _write_and_commit(repo, registry, writes, moment, result)
+    _write_and_commit(vault, repo, registry, writes, moment, result)
     return result
 
 
@@ -193,6 +193,7 @@ def _indexed(
 
 
 def _write_and_commit(
+    vault: Vault,
     repo: VaultRepo,
     registry: OwnWrites,
     writes: dict[Path, tuple[_Read, bytes]],
@@ -202,7 +203,7 @@ def _write_and_commit(
     written: dict[Path, tuple[_Read, bytes]] = {}
     for path, (before, data) in writes.items():
         try:
-            write_atomic(path, data, expected=before.digest, registry=registry)
+            write_atomic(path, data, expected=before.digest, registry=registry, vault=vault)
         except ConflictError:
             result.problems.append(
                 f"{path.name}: you saved it while dreaming was updating it; kept yours, "
@@ -220,7 +221,7 @@ def _write_and_commit(
         ours = {p: d for p, (_, d) in written.items()}
         sha = repo.commit_pipeline_blobs(ours, message, _run_id(moment))
     except GitError as e:
-        _undo(written, registry)
+        _undo(vault, written, registry)
         result.problems.append(f"{e}; put back what dreaming wrote, nothing committed")
         return
     for name in names:
@@ -229,7 +230,7 @@ def _write_and_commit(
         result.said.append(f"committed {sha[:7]} ({', '.join(names)})")
 
 
-def _undo(written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None:
+def _undo(vault: Vault, written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None:
     """Put back the files we wrote but could not commit; a person's save since stays."""
     for path, (before, data) in written.items():
         try:
@@ -237,7 +238,9 @@ def _undo(written: dict[Path, tuple[_Read, bytes]], registry: OwnWrites) -> None
                 if current_checksum(path) == checksum(data):
                     path.unlink()
             else:
-                write_atomic(path, before.data, expected=checksum(data), registry=registry)
+                write_atomic(
+                    path, before.data, expected=checksum(data), registry=registry, vault=vault
+                )
         except (ConflictError, OSError):
             continue
 

@@ -9,13 +9,14 @@ name it.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from dreaming.errors import DreamingError
+from dreaming.errors import DreamingError, VaultError
 from dreaming.vault.paths import Vault
 
 LOCK_NAME = "run.lock"
@@ -65,7 +66,16 @@ def import_lock(vault: Vault) -> Iterator[None]:
 def pid_lock(path: Path, refuse: Callable[[int | None], DreamingError]) -> Iterator[None]:
     """Hold `path`'s flock for the block with our pid written in, or raise what `refuse`
     makes of the holder's pid (None when it cannot be read) at once."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        # Never through a link: O_CREAT would make its target, wherever it points.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.EMLINK):
+            raise
+        raise VaultError(
+            f"{path}: a link; dreaming keeps its locks only in real files, "
+            "so delete the link, then run again"
+        ) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -89,9 +99,13 @@ def lock_holder(path: Path) -> int | None:
     that moment; so the pid in the file is read first (a holder empties it on release)
     and only a live pid is confirmed with a probe (a dead holder's pid may be reused)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
         return None
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EMLINK):
+            return None  # no lock of ours: pid_lock never takes one through a link
+        raise
     try:
         pid = _pid_in(fd)
         if pid is None or not _alive(pid):

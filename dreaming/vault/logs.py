@@ -10,6 +10,7 @@ import traceback
 from pathlib import Path
 
 from dreaming.clock import utc_now
+from dreaming.errors import RefusedFileError
 from dreaming.vault.paths import Vault
 
 LOG_BYTES = 1024 * 1024
@@ -37,11 +38,14 @@ def internal_error(vault: Vault, error: BaseException, doing: str) -> str:
     path = vault.logs / INTERNAL_LOG
     told = f"internal error {doing} ({type(error).__name__})"
     try:
+        vault.writable(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         rotate(path)
         trace = "".join(traceback.format_exception(error))
         with path.open("a", encoding="utf-8", errors="replace") as log:
             log.write(f"{utc_now()} {told}\n{trace}\n")
+    except RefusedFileError as e:
+        return f"{told}; its traceback could not be kept ({e.reason}); please report it"
     except OSError as e:
         return f"{told}; its traceback could not be kept ({e.strerror or e}); please report it"
     return f"{told}; please report it with {vault.rel(path)}"

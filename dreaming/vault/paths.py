@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreaming.errors import UnsafePathError, VaultError
+from dreaming.errors import RefusedFileError, UnsafePathError, VaultError
 
 STATE_DIR = ".dreaming"
 FOLDERS = ("Raw", "articles", "Meta", "Talk", "Log")
@@ -108,6 +109,30 @@ class Vault:
         if resolved != self.root and self.root not in resolved.parents:
             raise UnsafePathError(f"{path}: outside the vault {self.root}; refusing to touch it")
         return resolved
+
+    def writable(self, path: Path) -> None:
+        """Refuse, before anything is written, a file dreaming would write through a
+        link: the file itself a link (even a broken one, whose target the write would
+        make), or a folder on its way leading out of the vault. A folder link inside the
+        vault is followed (docs/vault.md)."""
+        folder = os.path.realpath(path.parent)
+        root = str(self.root)
+        try:
+            rel = path.relative_to(self.root).as_posix()
+        except ValueError:
+            rel = str(path)
+        if folder != root and not folder.startswith(root.rstrip(os.sep) + os.sep):
+            raise RefusedFileError(
+                rel,
+                f"its folder leads out of the vault (to {folder}); dreaming writes nothing "
+                "outside the vault, so put a real folder in its place, then run again",
+            )
+        if os.path.islink(path):
+            raise RefusedFileError(
+                rel,
+                "a link; dreaming writes only real files in the vault, so delete the link "
+                "(or put the file itself in its place), then run again",
+            )
 
     def article_path(self, stem: str) -> Path:
         """The file of an article stem; the stem is validated by the article grammar."""

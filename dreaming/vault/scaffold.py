@@ -26,6 +26,7 @@ from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
 from dreaming.vault.writes import write_atomic
 
+CONFIG_NAME = "config.toml"
 RUN_ID = "init"
 """The run id of init's commit (its `Dreaming-Run:` trailer) and of its journal entries."""
 
@@ -102,9 +103,9 @@ def init_vault(path: Path) -> InitReport:
     for folder in FOLDERS:
         (root / folder).mkdir(exist_ok=True)
     vault.logs.mkdir(parents=True, exist_ok=True)
-    config = vault.state / "config.toml"
-    if not config.exists():
-        config.write_text(CONFIG_TEMPLATE, encoding="utf-8")
+    config = vault.state / CONFIG_NAME
+    if not _present(config):
+        write_atomic(config, CONFIG_TEMPLATE, expected=None, registry=None, vault=vault)
     with Ledger(vault.ledger_path) as ledger:
         _lay_out(vault, seeds, report, first, ledger)
     return report
@@ -151,6 +152,10 @@ def _refuse_unsafe(vault: Vault, seeds: dict[str, Path]) -> None:
     vault.check_layout(folders)
     for rel in missing:
         vault.inside(root / rel)
+    # Not a seed (never committed), but written through a link all the same.
+    for own in (vault.state / CONFIG_NAME, vault.ledger_path):
+        if own.parent.is_dir():
+            vault.writable(own)
     _check_writable([root, *(root / name for name in folders)])
     if (root / ".git").exists():
         VaultRepo(root).check_ready()
@@ -190,7 +195,7 @@ def _copy_missing(seeds: dict[str, Path], report: InitReport, journal: Journal) 
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            write_atomic(target, data, expected=None, registry=None)
+            write_atomic(target, data, expected=None, registry=None, vault=report.vault)
         except ConflictError:
             # Made meanwhile, by the person: theirs, kept.
             report.kept.append(rel)
@@ -270,7 +275,7 @@ def _upgrade_gitignore(repo: VaultRepo, journal: Journal) -> dict[str, bytes]:
     fresh = eol.join(_state_rules(lines)).encode("utf-8")
     journal({".gitignore": fresh})
     try:
-        write_atomic(path, fresh, expected=checksum(data), registry=None)
+        write_atomic(path, fresh, expected=checksum(data), registry=None, vault=Vault(repo.root))
     except ConflictError:
         # Saved meanwhile: the person's file, left as they made it.
         return {}

@@ -19,6 +19,7 @@ from dreaming.vault.checksums import checksum, current_checksum
 
 if TYPE_CHECKING:
     from dreaming.vault.own_writes import OwnWrites
+    from dreaming.vault.paths import Vault
 
 
 def durable_temp(folder: Path, data: bytes, *, prefix: str) -> Path:
@@ -70,13 +71,17 @@ def write_atomic(
     *,
     expected: str | None,
     registry: OwnWrites | None,
+    vault: Vault,
 ) -> str:
     """Write `text` to `path` atomically if the file still has checksum `expected`.
 
     `expected=None` means the file must not exist yet. `registry` is the app's
     own-write registry (None: a write nothing watches). Returns the new checksum.
-    Raises ConflictError, leaving the file untouched, when the file changed.
+    Raises ConflictError, leaving the file untouched, when the file changed, and
+    RefusedFileError when `path` is a link or lies behind a folder leading out of
+    `vault` (`Vault.writable`).
     """
+    vault.writable(path)
     data = text.encode("utf-8") if isinstance(text, str) else text
     if current_checksum(path) != expected:
         raise ConflictError(path)

@@ -173,7 +173,9 @@ class Writer:
             return Outcome("written", target.rel, "committed a stopped run's write")
         self._settle(target, before)
         self._journal(target, data)
-        write_atomic(target.path, data, expected=edit.base, registry=self._own_writes)
+        write_atomic(
+            target.path, data, expected=edit.base, registry=self._own_writes, vault=self._vault
+        )
         self._pending[target.rel] = _Pending(target.path, data, edit.stage)
         if self._known is not None and target.stem is not None:
             self._known.add(target.stem)

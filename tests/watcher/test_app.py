@@ -70,7 +70,7 @@ def test_the_ledger_opens_once_and_closes_with_the_app(vault: Vault) -> None:
 def test_each_app_owns_one_registry_of_its_own_writes(vault: Vault) -> None:
     with App.open(vault.root) as first, App.open(vault.root) as second:
         path = vault.articles / "A.md"
-        write_atomic(path, "ours\n", expected=None, registry=first.own_writes)
+        write_atomic(path, "ours\n", expected=None, registry=first.own_writes, vault=vault)
         assert first.own_writes.is_own(path)
         assert not second.own_writes.is_own(path)
 

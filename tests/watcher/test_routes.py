@@ -117,7 +117,13 @@ def test_our_own_write_is_not_a_person_edit(vault: Vault, repo: VaultRepo) -> No
     theirs = committed_article(vault, repo, "Rye", "A grain.")
     with watched(vault) as w:
         old = checksum(ours.read_bytes())
-        write_atomic(ours, article("Sourdough", "Ours."), expected=old, registry=w.app.own_writes)
+        write_atomic(
+            ours,
+            article("Sourdough", "Ours."),
+            expected=old,
+            registry=w.app.own_writes,
+            vault=vault,
+        )
         theirs.write_text(article("Rye", "A grain for bread."))
         w.reaction(lambda r: r.path == "articles/Rye.md")
         said = w.said

@@ -13,7 +13,7 @@ from dreaming.vault import LAYOUT, OwnWrites, Vault, checksum, write_atomic
 
 def test_write_creates_a_new_file_when_none_was_expected(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
-    digest = write_atomic(path, "hello\n", expected=None, registry=None)
+    digest = write_atomic(path, "hello\n", expected=None, registry=None, vault=Vault(tmp_path))
     assert path.read_text() == "hello\n"
     assert digest == checksum("hello\n")
 
@@ -22,7 +22,7 @@ def test_write_replaces_the_file_it_read(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("old\n")
     digest = checksum(path.read_bytes())
-    write_atomic(path, "new\n", expected=digest, registry=None)
+    write_atomic(path, "new\n", expected=digest, registry=None, vault=Vault(tmp_path))
     assert path.read_text() == "new\n"
 
 
@@ -32,7 +32,7 @@ def test_a_person_edit_after_the_read_wins(tmp_path: Path) -> None:
     digest = checksum(path.read_bytes())
     path.write_text("the person's edit\n")
     with pytest.raises(ConflictError, match=r"a\.md: changed on disk"):
-        write_atomic(path, "pipeline text\n", expected=digest, registry=None)
+        write_atomic(path, "pipeline text\n", expected=digest, registry=None, vault=Vault(tmp_path))
     assert path.read_text() == "the person's edit\n"
 
 
@@ -40,7 +40,7 @@ def test_creating_over_an_existing_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("mine\n")
     with pytest.raises(ConflictError):
-        write_atomic(path, "theirs\n", expected=None, registry=None)
+        write_atomic(path, "theirs\n", expected=None, registry=None, vault=Vault(tmp_path))
     assert path.read_text() == "mine\n"
 
 
@@ -56,7 +56,7 @@ def test_a_crash_during_the_rename_leaves_the_old_file_and_no_temp(
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError, match="power cut"):
-        write_atomic(path, "new\n", expected=digest, registry=None)
+        write_atomic(path, "new\n", expected=digest, registry=None, vault=Vault(tmp_path))
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
 
@@ -64,7 +64,7 @@ def test_a_crash_during_the_rename_leaves_the_old_file_and_no_temp(
 def test_own_writes_are_recognised_until_the_person_edits(tmp_path: Path) -> None:
     registry = OwnWrites()
     path = tmp_path / "a.md"
-    write_atomic(path, "ours\n", expected=None, registry=registry)
+    write_atomic(path, "ours\n", expected=None, registry=registry, vault=Vault(tmp_path))
     assert registry.is_own(path)
     path.write_text("the person's\n")
     assert not registry.is_own(path)
@@ -76,12 +76,12 @@ def test_a_named_pipe_put_where_we_wrote_is_no_own_write_and_is_never_written_ov
 ) -> None:
     registry = OwnWrites()
     path = tmp_path / "a.md"
-    digest = write_atomic(path, "ours\n", expected=None, registry=registry)
+    digest = write_atomic(path, "ours\n", expected=None, registry=registry, vault=Vault(tmp_path))
     path.unlink()
     os.mkfifo(path)
     assert not registry.is_own(path)
     with pytest.raises(ConflictError):
-        write_atomic(path, "again\n", expected=digest, registry=registry)
+        write_atomic(path, "again\n", expected=digest, registry=registry, vault=Vault(tmp_path))
     assert path.is_fifo()
 
 
@@ -94,7 +94,7 @@ def test_a_write_names_its_registry_there_is_no_shared_default(tmp_path: Path) -
 def test_two_registries_never_see_each_others_writes(tmp_path: Path) -> None:
     first, second = OwnWrites(), OwnWrites()
     path = tmp_path / "a.md"
-    write_atomic(path, "ours\n", expected=None, registry=first)
+    write_atomic(path, "ours\n", expected=None, registry=first, vault=Vault(tmp_path))
     assert first.is_own(path)
     assert not second.is_own(path)
 
