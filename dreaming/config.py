@@ -111,6 +111,12 @@ def load_settings(vault: Path, **overrides: Any) -> Settings:
     # Where each value came from: a bad one is named with the place to fix it.
     origin: dict[str, str] = {}
     path = settings.config_file
+    if path.is_symlink():
+        # dreaming reads only real files of the vault (docs/vault.md), its settings too.
+        raise ConfigError(
+            f"{path}: a link; dreaming reads its settings only from a real file, "
+            "so put the file itself in its place"
+        )
     if path.is_file():
         try:
             values.update(tomllib.loads(path.read_text(encoding="utf-8")))

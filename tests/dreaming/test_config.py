@@ -162,3 +162,15 @@ def test_a_bad_value_from_the_environment_names_the_variable_not_the_file(
         load_settings(vault.root)
     assert "$DREAMING_BACKLOG_ORDER" in str(caught.value)
     assert "config.toml" not in str(caught.value)
+
+
+def test_a_config_file_linked_out_of_the_vault_is_refused_unread(
+    vault: Vault, tmp_path: Path
+) -> None:
+    outside = tmp_path / "config.toml"
+    outside.write_text('model = "openai:http://elsewhere"\n')
+    config = vault.state / "config.toml"
+    config.unlink()
+    config.symlink_to(outside)
+    with pytest.raises(ConfigError, match=r"config.toml: a link; .* put the file itself"):
+        load_settings(vault.root)
