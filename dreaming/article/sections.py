@@ -20,7 +20,14 @@ from dreaming.article.fences import (
     repair_fences,
     split_lines,
 )
-from dreaming.article.layout import BOM, clean_block, layout, split_block, split_frontmatter
+from dreaming.article.layout import (
+    BOM,
+    clean_block,
+    close_fences,
+    layout,
+    split_block,
+    split_frontmatter,
+)
 from dreaming.article.markup import atx_heading
 from dreaming.article.titles import heading_key
 from dreaming.errors import DreamingError
@@ -106,11 +113,14 @@ def replace_section(text: str, heading: str, new_section_text: str) -> str:
 
 
 def add_section(text: str, section_text: str) -> str:
-    """Insert new `##` section(s) before See also / Notes / References."""
+    """Insert new `##` section(s) before See also / Notes / References.
+
+    A fence the text leaves open is closed at its end first, where NORMALIZE and the
+    gate read it closed: the new section follows that code instead of joining it."""
     new = parse(section_text)
     if new.title is not None or new.lead or new.infobox is not None or not new.sections:
         raise ValueError("section text must start with a '## Heading' line")
-    article = parse(text)
+    article = parse(close_fences(text))
     fresh = [Section(s.heading, s.level, s.body) for s in new.sections]
     secs = list(article.sections)
     at = next((i for i, s in enumerate(secs) if tail_rank(s)), len(secs))

@@ -303,6 +303,13 @@ def test_add_section_inserts_before_see_also() -> None:
     assert out.startswith(SAMPLE[: SAMPLE.index("## See also")])
 
 
+def test_add_section_after_a_fence_left_open_puts_the_section_after_the_code() -> None:
+    # The gate and NORMALIZE read the fence as closed at the end of the text.
+    out = add_section("# X\n\nLead.\n\n```\ncode\n", "## Uses\n\nMany.")
+    assert out == "# X\n\nLead.\n\n```\ncode\n```\n\n## Uses\n\nMany.\n"
+    assert [s.heading for s in parse(out).sections] == ["Uses"]
+
+
 def test_add_section_refuses_text_without_a_heading() -> None:
     with pytest.raises(ValueError, match="## Heading"):
         add_section(SAMPLE, "no heading here")
