@@ -167,12 +167,20 @@ def changed_parts(
 
 
 def code_blocks(article: Article) -> Counter[tuple[str, ...]]:
-    """Every fenced block in the lead and sections, as its lines without line endings."""
+    """Every fenced block in the lead and sections, as its lines without line endings,
+    without the blank lines before its closing fence (a fence left open is closed after
+    the blank lines that end the text, an edited part ends before them) and without the
+    spaces after it (an edited part ends without them; a closing fence reads the same)."""
     blocks: Counter[tuple[str, ...]] = Counter()
     for text in [article.lead, *(s.body for s in article.sections)]:
         lines = split_lines(text)
         for b in fence_blocks(lines):
-            blocks[tuple(line_content(x) for x in lines[b.start : b.end])] += 1
+            inner = [line_content(x) for x in lines[b.start : b.end]]
+            close = [inner[-1].rstrip()] if b.closed and len(inner) > 1 else []
+            body = inner[: len(inner) - len(close)]
+            while len(body) > 1 and not body[-1].strip():
+                body.pop()
+            blocks[(*body, *close)] += 1
     return blocks
 
 

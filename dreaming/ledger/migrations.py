@@ -390,4 +390,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN stage_seconds REAL;           -- the stages' time on the clock
     ALTER TABLE runs ADD COLUMN calls INTEGER;                -- model calls made
     """,
+    # 12: articles no edit can pass the write gate on, reported once for their bytes
+    """
+    CREATE TABLE stuck_articles (
+        stem TEXT PRIMARY KEY,            -- the article
+        checksum TEXT NOT NULL,           -- of the bytes found stuck
+        reason TEXT NOT NULL,             -- what the run report told the person to fix
+        run_id TEXT REFERENCES runs(id) ON DELETE SET NULL,  -- the run that reported it
+        noted_at TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX stuck_articles_run ON stuck_articles(run_id);
+    """,
 )

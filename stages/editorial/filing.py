@@ -17,7 +17,7 @@ from dreaming.article.words import stems
 from dreaming.model import Choice, ModelCallError, TextModel
 from dreaming.vault import Vault, checksum
 from stages.prompts import editorial as prompt
-from stages.runner.contract import UnitResult, read_article, unwritten
+from stages.runner.contract import UnitResult, read_article, stuck, unwritten
 from stages.runner.write import Edit, Writer
 
 PREFIX = "category/"
@@ -35,6 +35,8 @@ def file(
     if isinstance(page, UnitResult):
         return page
     before, text = page
+    if (waits := stuck(writer, stem, before, text)) is not None:
+        return waits
     article = parse(text)
     if is_redirect(article):
         return UnitResult("done")

@@ -25,7 +25,7 @@ from dreaming.vault import Vault, checksum
 from dreaming.vault.files import read_page
 from dreaming.vault.repo import VaultRepo
 from stages.editorial.merge import talk_page
-from stages.runner.contract import UnitResult, read_article, unwritten
+from stages.runner.contract import UnitResult, read_article, stuck, unwritten
 from stages.runner.write import Edit, Writer
 from stages.synthesize.update_text import heading_from
 
@@ -37,6 +37,8 @@ def split_unit(vault: Vault, writer: Writer, stem: str, rule: SplitRule) -> Unit
     if isinstance(page, UnitResult):
         return page
     before, text = page
+    if (waits := stuck(writer, stem, before, text)) is not None:
+        return waits
     article = parse(text)
     if is_redirect(article) or infobox_malformed(article):
         return UnitResult("done")

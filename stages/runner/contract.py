@@ -62,6 +62,10 @@ class UnitResult:
     held: str | None = None
     """Why a done unit wrote no article for its subject yet (nothing true to say yet):
     the run report lists it, so a night that made no article says why."""
+    stuck: bool = False
+    """The unit's article is one no edit can pass the write gate on (dreaming.article.stuck):
+    the runner records nothing, so the unit waits, asking no model, until the person fixes
+    the article (the run that found it says what to fix), and is never given up."""
 
 
 def read_article(vault: Vault, stem: str) -> tuple[bytes, str] | UnitResult:
@@ -78,11 +82,20 @@ def read_article(vault: Vault, stem: str) -> tuple[bytes, str] | UnitResult:
 
 def writable_article(ctx: StageContext, stem: str) -> tuple[Writer, bytes, str] | UnitResult:
     """The run's writer and the unit's article, or what the unit comes to without them
-    (a dry run writes nothing; see `read_article`)."""
+    (a dry run writes nothing; see `read_article` and `stuck`)."""
     if ctx.writer is None:
         return UnitResult("failed", "a dry run writes nothing")
     page = read_article(ctx.vault, stem)
-    return page if isinstance(page, UnitResult) else (ctx.writer, *page)
+    if isinstance(page, UnitResult):
+        return page
+    return stuck(ctx.writer, stem, *page) or (ctx.writer, *page)
+
+
+def stuck(writer: Writer, stem: str, data: bytes, text: str) -> UnitResult | None:
+    """What a unit comes to whose article no edit can pass the gate on, before it asks
+    the model anything; None when an edit can pass."""
+    why = writer.stuck(stem, data, text)
+    return None if why is None else UnitResult("rejected", why, stuck=True)
 
 
 def unwritten(outcome: Outcome) -> UnitResult | None:

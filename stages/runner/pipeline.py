@@ -32,6 +32,7 @@ from dreaming.ledger import (
     model_calls,
     raw_files,
     runs,
+    stuck_articles,
     subjects,
     unit_policy,
     work,
@@ -223,6 +224,8 @@ def _settled(
         report.commits += 1
     with ctx.ledger.transaction():
         for unit, result in finished:
+            if result.stuck:
+                continue  # no attempt spent: it waits for the person's fix, never given up
             if result.settle is not None:
                 result.settle()
             work.record(
@@ -464,6 +467,7 @@ def _finish(
         report.quality = scorecard(app.vault, ledger).free_text()
     report.conflicts = list(writer.conflicts)
     report.noops = gate_rejections.of_run(ledger, run_id)
+    report.stuck = [s.reason for s in stuck_articles.of_run(ledger, run_id)]
     report.captured = [s.display for s in subjects.captured_since(ledger, report.started_at)]
     report.usage = model_calls.usage(ledger, run_id)
     report.backlog = work.backlog(ledger)

@@ -33,7 +33,8 @@ class StageReport:
     failed: int = 0
     rejected: int = 0
     skipped: int = 0
-    """Already done with the same input: no model call."""
+    """Already done with the same input, or waiting for the person to fix its article
+    (`UnitResult.stuck`): no model call."""
     given_up: list[str] = field(default_factory=list)
     """Units that failed `MAX_ATTEMPTS` times with their input, waiting for it to change
     (counted in `skipped` too)."""
@@ -76,6 +77,10 @@ class StageReport:
         self.unresolved += [(key or unit, what) for what in result.unresolved]
         if result.held is not None:
             self.held.append((unit, result.held))
+        if result.stuck:
+            # Said once, by the run that found it, under "Needs your attention".
+            self.skipped += 1
+            return
         if result.status == "done":
             self.done += 1
             return
@@ -124,6 +129,9 @@ class NightReport:
     report_error: str | None = None
     notices: list[str] = field(default_factory=list)
     """Files the person should fix (a broken Meta page and what is in force instead)."""
+    stuck: list[str] = field(default_factory=list)
+    """Articles this run found no edit can pass the gate on, each with what to fix (an
+    article is reported by the run that first finds its bytes so)."""
     interrupted: int = 0
     """Earlier runs this one found killed: it reports, so the Log page a killed run
     wrote but could not commit is committed now."""
@@ -172,6 +180,7 @@ class NightReport:
             or self.status != "ok"
             or self.interrupted
             or self.ended_at_end
+            or self.stuck
         )
 
     def summary(self) -> dict[str, Any]:
@@ -213,7 +222,8 @@ def render(report: NightReport, before: str | None) -> str:
 
 def section(report: NightReport) -> str:
     lines = [f"## Run {report.run_id} at {report.started_at[11:19]} UTC", ""]
-    lines += _callout("Needs your attention", [_plain(n) for n in report.notices])
+    attention = [*report.notices, *report.stuck]
+    lines += _callout("Needs your attention", [_plain(n) for n in attention])
     lines.append(
         f"Status: {report.status}. Model: {_plain(report.model)}. "
         f"Wall time: {report.wall_seconds:.1f} s. Model calls: {report.model_calls}."

@@ -26,10 +26,12 @@ from typing import Literal
 
 from dreaming.article import Code, Part, check, normalize, stem_for_title, title_for_stem
 from dreaming.article.known import KnownArticles
+from dreaming.article.stuck import what_to_fix
 from dreaming.clock import utc_now
 from dreaming.errors import ConflictError, DreamingError, RefusedFileError, UnsafePathError
-from dreaming.ledger import Ledger, gate_rejections, write_journal
+from dreaming.ledger import Ledger, gate_rejections, stuck_articles, write_journal
 from dreaming.ledger.gate_rejections import GateRejection
+from dreaming.ledger.stuck_articles import Stuck
 from dreaming.ledger.write_journal import Entry
 from dreaming.vault import OwnWrites, Vault, checksum, write_atomic
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
@@ -151,6 +153,19 @@ class Writer:
         self._pending.clear()
         self._repo.commit_person(paths, _person_message(paths, self._vault))
         return sha
+
+    def stuck(self, stem: str, data: bytes, text: str) -> str | None:
+        """Why no edit of the article `stem` (its bytes `data`, read as `text`) can pass the
+        gate, in one line for the person, or None when one can. The ledger remembers the
+        bytes, so the run report says it once, not every night until the person fixes it."""
+        why = what_to_fix(text, stem)
+        with self._ledger.transaction():
+            if why is None:
+                stuck_articles.clear(self._ledger, stem)
+            else:
+                found = Stuck(stem, checksum(data), why, self._run_id, utc_now())
+                stuck_articles.note(self._ledger, found)
+        return why
 
     def _write(self, edit: Edit, target: Target) -> Outcome:
         before = _read(self._vault, target.path)

@@ -29,7 +29,14 @@ from dreaming.vault import checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
 from stages.prompts import create as create_prompt
 from stages.prompts import update as update_prompt
-from stages.runner.contract import StageContext, StageName, Unit, UnitResult, unwritten
+from stages.runner.contract import (
+    StageContext,
+    StageName,
+    Unit,
+    UnitResult,
+    stuck,
+    unwritten,
+)
 from stages.runner.write import Edit, resolve
 from stages.synthesize import update
 from stages.synthesize.create import Created, create
@@ -210,6 +217,8 @@ def _update(
         text = before.decode("utf-8")
     except UnicodeDecodeError:
         return UnitResult("failed", f"articles/{stem}.md is not UTF-8 text; save it as UTF-8")
+    if ctx.writer is not None and (waits := stuck(ctx.writer, stem, before, text)) is not None:
+        return waits
     cited = {_cites(f.hash, f.date, f.source, f.desc) for f in footnote_defs(parse(text))}
     fresh = [s for s in sources if _cites(s.hash8, s.day, s.source, s.label) not in cited]
     if not fresh:

@@ -155,6 +155,17 @@ def test_an_answer_of_no_files_nothing(
     assert "[[Category:" not in (vault.articles / "Beads.md").read_text(encoding="utf-8")
 
 
+def test_an_article_no_edit_can_pass_is_not_asked_about_and_waits_for_the_person(
+    vault: Vault, ledger: Ledger, scripted_model: ScriptedModelFactory
+) -> None:
+    cited(vault, "Beads", f"{BEADS} It also syncs.[^9] ")
+    define(vault, CATEGORIES)
+    ctx = stage_context(vault, ledger, scripted_model([]), run_id="r1", now=NOW, write=True)
+    report = run_stage(EditorialStage(), ctx)
+    assert (report.done, report.failed, report.rejected) == (0, 0, 0)
+    assert "[[Category:" not in (vault.articles / "Beads.md").read_text(encoding="utf-8")
+
+
 def test_a_category_sharing_no_word_with_the_lead_is_not_asked_about(
     vault: Vault, ledger: Ledger
 ) -> None:
