@@ -36,7 +36,11 @@ QUERY_SECRETS = [
         "https://api.example.com/cb?token_type=access&client_secret=" + "Zx9Qw2Er7Ty1Ui8Op3",
         "Zx9Qw2Er7Ty1Ui8Op3",
     ),
-    ("secret", "https://api.example.com/v1?key_id=1&secret=" + "Zx9Qw2Er7Ty1Ui8Op3", "Zx9Qw2Er7Ty1"),
+    (
+        "secret",
+        "https://api.example.com/v1?key_id=1&secret=" + "Zx9Qw2Er7Ty1Ui8Op3",
+        "Zx9Qw2Er7Ty1",
+    ),
 ]
 NEW_KINDS = [
     ("private_key", f"my tls-auth key:\n{OPENVPN}\nthanks", "3f9a1c7e5b2d8f40"),

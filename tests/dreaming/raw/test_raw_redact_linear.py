@@ -49,6 +49,19 @@ WORST_CASES: dict[str, Callable[[int], str]] = {
     "curl -u": _repeat("-u a:"),
     "Q~ secrets": _repeat("abc8Q~"),
     "flags": _repeat("--password "),
+    "rejected names before a value": _repeat("token_type=a&"),
+    "'://' with a password holding '@#/?'": _repeat("a://b:c#/?@"),
+    "ports before an '@'": _repeat("h://x:80/@"),
+    "wrapped key stubs": _repeat("ghp_ab\\nc"),
+    "40-character base64 runs": _repeat("Zq7/VtK2mW9xR4bN8cL1+pD6fH3jS5gA0eYw3Tb9 "),
+    "a run of base64": lambda n: "aB3+" * (n // 4 + 1),
+    "digit runs": lambda n: "4" * n,
+    "card-like groups": _repeat("4111 1111 "),
+    "telegram-like": _repeat("123456:A"),
+    "command arguments": _repeat("mysql -u a "),
+    "docker logins": _repeat("docker login -u a "),
+    "session names": _repeat("sessionid=sid="),
+    "escapes before prefixes": _repeat("\\nsk-\\nhf_%22AKIA"),
 }
 
 

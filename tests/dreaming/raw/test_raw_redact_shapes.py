@@ -44,11 +44,17 @@ def test_a_url_password_with_a_hash_slash_or_question_mark_is_redacted(
 @pytest.mark.parametrize(
     ("url", "kept"),
     [
-        ("postgres://admin:P@ss#word@db.internal:5432/prod", "postgres://admin:{}@db.internal:5432/prod"),
-        ("mongodb://root:pw/with/slash@mongo.internal/admin", "mongodb://root:{}@mongo.internal/admin"),
+        (
+            "postgres://admin:P@ss#word@db.internal:5432/prod",
+            "postgres://admin:{}@db.internal:5432/prod",
+        ),
+        (
+            "mongodb://root:pw/with/slash@mongo.internal/admin",
+            "mongodb://root:{}@mongo.internal/admin",
+        ),
         ("amqp://guest:pw?q9@rabbit.internal:5672/", "amqp://guest:{}@rabbit.internal:5672/"),
         ("redis://:a#b/c?d9@cache:6379/0", "redis://:{}@cache:6379/0"),
-        ("https://u:p9@host/path?next=a@b", "https://u:{}@host/path?next=a@b"),
+        ("https://u:p9x@host/path?next=a@b", "https://u:{}@host/path?next=a@b"),
     ],
 )
 def test_a_url_password_goes_but_user_host_and_path_stay(url: str, kept: str) -> None:
@@ -146,8 +152,9 @@ def test_a_bare_aws_secret_access_key_is_redacted(key: str) -> None:
 
 
 @settings(max_examples=draws(200), deadline=None)
-@given(st.randoms(use_true_random=False))
-def test_random_40_character_base64_keys_are_redacted(rnd: random.Random) -> None:
+@given(st.integers(0, 2**32))
+def test_random_40_character_base64_keys_are_redacted(seed: int) -> None:
+    rnd = random.Random(seed)
     alphabet = string.ascii_letters + string.digits + "+/"
     while True:
         key = "".join(rnd.choice(alphabet) for _ in range(40))
@@ -168,7 +175,8 @@ def test_random_40_character_base64_keys_are_redacted(rnd: random.Random) -> Non
         "src/components/HeaderButton/Controller12",
         "usr/local/lib/python3/site/packages/foo12",
         "ThisIsAVeryLongCamelCaseIdentifierName12",
-        "sha512 z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
+        "sha512 z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfu"
+        "wvY7kxvUdBeoGlODJ6+SfaPg==",
     ],
 )
 def test_git_shas_paths_and_identifiers_of_40_characters_survive(text: str) -> None:
@@ -197,17 +205,37 @@ def test_a_kind_not_covered_before_is_redacted(kind: str, text: str, value: str)
         ("password", "mysqldump -h db -uroot -pHq7rT2vX9w prod > x.sql", "Hq7rT2vX9w"),
         ("password", "podman login --username ada -p Hq7rT2vX9w quay.io", "Hq7rT2vX9w"),
         ("password", "redis-cli -h cache -a Hq7rT2vX9w ping", "Hq7rT2vX9w"),
-        ("azure", "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKey=" + "Zm9vYmFyYmF6cXV4" * 3, "Zm9vYmFyYmF6"),
+        (
+            "azure",
+            "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKey=" + "Zm9vYmFyYmF6cXV4" * 3,
+            "Zm9vYmFyYmF6",
+        ),
         ("mailgun", "pubkey-" + "3ax6xnjp29jd6fds4gc373sgvjxteol0", "3ax6xnjp29jd"),
-        ("telegram", "https://api.telegram.org/bot1234567890:" + "AAFx9Kq2Lm7Pz4Wb8Rt3Vn6Hc1Jd5Gf0SaQ/getMe", "x9Kq2Lm7Pz4W"),
-        ("session_cookie", "Set-Cookie: connect.sid=s%3A" + "k2x9Qw7Er1Ty5Ui3Op8As6Df; Path=/", "k2x9Qw7Er1Ty"),
-        ("session_cookie", "curl -b 'PHPSESSID=" + "9f8e7d6c5b4a39281716abcd' https://x", "9f8e7d6c5b4a"),
+        (
+            "telegram",
+            "https://api.telegram.org/bot1234567890:" + "AAFx9Kq2Lm7Pz4Wb8Rt3Vn6Hc1Jd5Gf0SaQ/getMe",
+            "x9Kq2Lm7Pz4W",
+        ),
+        (
+            "session_cookie",
+            "Set-Cookie: connect.sid=s%3A" + "k2x9Qw7Er1Ty5Ui3Op8As6Df; Path=/",
+            "k2x9Qw7Er1Ty",
+        ),
+        (
+            "session_cookie",
+            "curl -b 'PHPSESSID=" + "9f8e7d6c5b4a39281716abcd' https://x",
+            "9f8e7d6c5b4a",
+        ),
         ("card", "card 5555555555554444 declined", "5555555555554444"),
         ("card", "amex 3782-822463-10005", "822463"),
         ("secret", '{"password": "' + 'sunshine"}', "sunshine"),
         ("secret", "DB_PASS=" + "letmein", "letmein"),
         ("secret", "mysql --password " + "sunshine", "sunshine"),
-        ("secret", "PresharedKey = " + "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy4w=", "Zm9vYmFyYmF6"),
+        (
+            "secret",
+            "PresharedKey = " + "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFy4w=",
+            "Zm9vYmFyYmF6",
+        ),
     ],
 )
 def test_siblings_of_the_new_kinds_are_redacted(kind: str, text: str, value: str) -> None:
