@@ -33,7 +33,7 @@ from dreaming.raw.common import (
 from dreaming.raw.controls import strip_conversation
 from dreaming.raw.detect import HEAD_BYTES, SOURCES, detect, detect_text
 from dreaming.raw.mdutil import Rereadable
-from dreaming.raw.redact import MARKER, redact
+from dreaming.raw.redact_fields import redact_conversations
 from dreaming.transcript import Conversation, Message
 
 __all__ = [
@@ -129,74 +129,6 @@ def _unknown(path: Path, text: str) -> TranscriptError:
     return TranscriptError(
         path, f"neither valid JSON{where} nor a chat log with turns; re-export it or delete it"
     )
-
-
-_SEP = "\n\x00\n"
-
-
-def _redact_texts(texts: list[str]) -> tuple[list[str], int]:
-    """Redact many texts, a batch of about `_BATCH` characters at a time over their
-    concatenation: per-text calls cost more, and one pass over a whole big conversation
-    held many times its size at once (a 20 MB chat log peaked at 380 MB)."""
-    out: list[str] = []
-    total = 0
-    start = 0
-    while start < len(texts):
-        end, size = start, 0
-        while end < len(texts) and (end == start or size + len(texts[end]) <= _BATCH):
-            size += len(texts[end])
-            end += 1
-        done, n = _redact_batch(texts[start:end])
-        out += done
-        total += n
-        start = end
-    return out, total
-
-
-_BATCH = 1 << 20
-
-
-def _redact_batch(texts: list[str]) -> tuple[list[str], int]:
-    if not any("\x00" in t for t in texts):
-        joined, n = redact(_SEP.join(texts))
-        if n == 0:
-            return texts, 0
-        parts = joined.split(_SEP)
-        if len(parts) == len(texts):
-            return parts, n
-    total = 0
-    out: list[str] = []
-    for t in texts:
-        t, n = redact(t)
-        out.append(t)
-        total += n
-    return out, total
-
-
-def _redact_all(conversations: list[Conversation]) -> tuple[list[Conversation], int]:
-    """Redact every stored text; the count is the markers stored, which includes the ones
-    readers made when they redacted a tool line or a title before shortening it."""
-    total = 0
-    out: list[Conversation] = []
-    for conv in conversations:
-        keys = list(conv.meta)
-        texts = [m.text for m in conv.messages] + [conv.title or ""] + [conv.meta[k] for k in keys]
-        new, n = _redact_texts(texts)
-        total += sum(t.count(MARKER) for t in new)
-        if n:
-            k = len(conv.messages)
-            messages = tuple(
-                m if m.text == t else replace(m, text=t)
-                for m, t in zip(conv.messages, new[:k], strict=True)
-            )
-            conv = replace(
-                conv,
-                messages=messages,
-                title=new[k] if conv.title else conv.title,
-                meta=dict(zip(keys, new[k + 1 :], strict=True)),
-            )
-        out.append(conv)
-    return out, total
 
 
 def too_large(path: Path, size: int, max_bytes: int) -> TranscriptError:
@@ -486,7 +418,7 @@ def _storable_conversation(conv: Conversation) -> Conversation:
 def _finish(source: str, conversations: list[Conversation], sha: str, size: int) -> ReadResult:
     # Controls go before redaction: an escape sequence inside a key would hide it.
     cleaned = [strip_conversation(_storable_conversation(c)) for c in conversations]
-    conversations, redactions = _redact_all([c for c, _ in cleaned])
+    conversations, redactions = redact_conversations([c for c, _ in cleaned])
     return ReadResult(
         source=source,
         conversations=conversations,

@@ -192,8 +192,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "telegram",
         (":A",),
-        re.compile(r"(?<![0-9])[0-9]{5,16}+:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])"),
-        judge.whole,
+        re.compile(r":(?<=[0-9]{5}:)(?P<v>A[A-Za-z0-9_-]{34})(?![A-Za-z0-9_-])"),
+        judge.group(),
     ),
     _case_blind(
         "aws_secret",
@@ -229,7 +229,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "card",
         (),
-        re.compile(r"(?<![0-9])[2-6][0-9](?:[ -]?+[0-9]){11,17}+(?![0-9])"),
+        re.compile(r"[2-6](?<![0-9][2-6])[0-9](?:[ -]?+[0-9]){11,17}+(?![0-9])"),
         judge.card,
     ),
     Rule("password", ("://",), re.compile(r"://(?<=[A-Za-z0-9+.-]://)"), judge.url_password),

@@ -151,19 +151,15 @@ def test_a_bare_aws_secret_access_key_is_redacted(key: str) -> None:
     )
 
 
-@settings(max_examples=draws(200), deadline=None)
-@given(st.integers(0, 2**32))
-def test_random_40_character_base64_keys_are_redacted(seed: int) -> None:
-    rnd = random.Random(seed)
+def test_nearly_every_random_40_character_base64_key_is_redacted() -> None:
+    """The judgment is statistical (docs/formats.md): of keys drawn as AWS draws them,
+    at most 1 in 200 may pass for a name."""
+    rnd = random.Random(21)
     alphabet = string.ascii_letters + string.digits + "+/"
-    while True:
-        key = "".join(rnd.choice(alphabet) for _ in range(40))
-        if any(c.isupper() for c in key) and any(c.islower() for c in key):
-            break
-    if not any(c.isdigit() for c in key):
-        key = key[:-1] + "7"
-    out, _ = redact(f"aws {key} x")
-    assert key not in out
+    keys = ["".join(rnd.choice(alphabet) for _ in range(40)) for _ in range(4000)]
+    keys = [k for k in keys if any(c.isdigit() for c in k) and k.lower() != k != k.upper()]
+    kept = [k for k in keys if k in redact(f"aws {k} x")[0]]
+    assert len(kept) <= len(keys) // 200, kept[:5]
 
 
 @pytest.mark.parametrize(
