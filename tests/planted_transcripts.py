@@ -84,7 +84,7 @@ def aider(key: str, said: str) -> tuple[str, bytes]:
         f"> /usr/local/bin/aider --model {key}  \n> Model: {key} with diff edit format  \n\n"
         f"#### {said}  \n\nNoted. {said}\n"
     )
-    return ".aider.chat.history.md", text.encode()
+    return "aider.chat.history.md", text.encode()
 
 
 def cortexes(key: str, said: str) -> tuple[str, bytes]:
