@@ -185,7 +185,17 @@ RULES: tuple[Rule, ...] = (
     _prefixed("perplexity", ("pplx-",), _ALNUM, 40, word=True),
     _prefixed("replicate", ("r8_",), _ALNUM, 30, word=True),
     _prefixed("age", ("AGE-SECRET-KEY-1",), "[0-9A-Z]", 50),
-    _prefixed("twilio", ("SK",), "[0-9a-fA-F]", 32, most=32, word=True, accept=judge.random_tail),
+    # `SK` is in many words (TASK, SKIP): as a trigger it would send every text to every rule.
+    _prefixed(
+        "twilio",
+        ("SK",),
+        "[0-9a-fA-F]",
+        32,
+        most=32,
+        word=True,
+        accept=judge.random_tail,
+        triggers=(),
+    ),
     _prefixed(
         "mailgun", ("key-", "pubkey-"), "[0-9a-z]", 32, most=32, word=True, accept=judge.has_digit
     ),
@@ -249,12 +259,12 @@ RULES: tuple[Rule, ...] = (
         r"(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]registry)[ \t]++login",
         "p",
         False,
-        (" login",),
+        ("docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "helm"),
     ),
     _command("password", "redis-cli", "a", False, ("redis-cli",)),
     _case_blind(
         "session_cookie",
-        ("sess", "sid"),
+        ("sess", "sid="),
         r"(?:sess|sid)(?P<rest>[a-z0-9_.-]{0,32}+)=(?P<v>[^;\s\"'&,]{1,4096}+)",
         judge.session_cookie,
     ),
