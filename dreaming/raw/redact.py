@@ -118,24 +118,23 @@ def redact(text: str) -> tuple[str, int]:
     if not text:
         return text, 0
     text, count = _private_keys(text)
-    # Redaction only takes text away (markers hold no secret): a trigger missing now stays so.
-    exact = any(t in text for t in _EXACT_TRIGGERS)
+    # Each trigger is looked for once, not once a rule: most texts (tool lines, titles)
+    # hold none, and then no rule runs. Redaction only takes text away (markers hold no
+    # secret), so a trigger missing now stays missing.
+    exact = {t for t in _EXACT_TRIGGERS if t in text}
     first_low = text.lower()
-    folded = any(t in first_low for t in _FOLDED_TRIGGERS)
+    folded = {t for t in _FOLDED_TRIGGERS if t in first_low}
     low: str | None = first_low
     for rule in RULES:
+        if rule.triggers and not any(t in (exact if rule.folded is None else folded)
+                                     for t in rule.triggers):  # fmt: skip
+            continue
         if rule.folded is not None:
-            if not folded:
-                continue
             if low is None:
                 low = text.lower()
             hay = low
         else:
-            if rule.triggers and not exact:
-                continue
             hay = text
-        if rule.triggers and not any(t in hay for t in rule.triggers):
-            continue
         text, n = _apply(rule, text, hay)
         if n:
             count += n
