@@ -241,30 +241,66 @@ class StoreCounts:
 def store(ledger: Ledger, rel: str, read: Sequence[Conversation], now: str) -> StoreCounts:
     """The conversations read from the Raw file `rel`, stored: each under its identity
     (`_identity`), the file's holdings replaced, messages touched only where they differ."""
-    held = held_by(ledger, rel)
+    held = _Held(ledger, held_by(ledger, rel), {c.source_id for c in read}, len(read))
     release_file(ledger, rel)
-    # The file names its conversation only when it holds one (an aider history holds many).
-    single = held if len(read) == 1 else set()
     out = StoreCounts()
     for conv in read:
-        conv = replace(conv, source_id=_identity(ledger, rel, conv, single))
+        conv = replace(conv, source_id=_identity(ledger, rel, conv, held))
         _store_one(ledger, rel, conv, now, out)
     return out
 
 
-def _identity(ledger: Ledger, rel: str, conv: Conversation, held: set[str]) -> str:
+class _Held:
+    """The conversations a file held before this reading of it."""
+
+    def __init__(self, ledger: Ledger, ids: set[str], named: set[str], count: int) -> None:
+        self._ledger = ledger
+        # The file names its conversation only when it holds one (an aider history holds many).
+        self.single = next(iter(ids)) if count == 1 and len(ids) == 1 else None
+        self._free = sorted(ids - named) if count > 1 else []
+        self._by_opening: dict[tuple[str, str, str | None], list[str]] | None = None
+
+    def earlier_state(self, conv: Conversation) -> str | None:
+        """The id of a conversation the file held under a name no chat read now has (an
+        older dreaming named chats without ids otherwise) that is an earlier or later state
+        of `conv`; each is given once."""
+        if not self._free:
+            return None
+        if self._by_opening is None:
+            self._by_opening = {}
+            sql = (
+                "SELECT conv_id, role, text, ts FROM messages "
+                "WHERE position = 0 AND conv_id IN ({marks})"
+            )
+            for held in self._ledger.each_in(sql, self._free):
+                self._by_opening.setdefault((held[1], held[2], held[3]), []).append(str(held[0]))
+        first = conv.messages[0]
+        ids = self._by_opening.get((first.role, first.text, first.timestamp), [])
+        for conv_id in ids:
+            row = get(self._ledger, conv_id)
+            if row is not None and _same_lineage(self._ledger, conv_id, row, conv):
+                ids.remove(conv_id)
+                return conv_id
+        return None
+
+
+def _identity(ledger: Ledger, rel: str, conv: Conversation, held: _Held) -> str:
     """The ledger id of `conv` as read from the file `rel`.
 
     A source's own id names the conversation; a source without one is named by its
-    file (a single-conversation file keeps the id it had, however it is edited). Either
-    way another file's copy joins a conversation only as an earlier or later state of
-    it (one is a prefix of the other); a different chat under the same id (chats that
-    open alike, a copy with a line duplicated) is kept as a conversation of its own.
+    file (a single-conversation file keeps the id it had, however it is edited), or in a
+    file of many by when it began and what it opened with (`dreaming.raw.identity`), an
+    earlier state of it the file held keeping its id. Either way another file's copy
+    joins a conversation only as an earlier or later state of it (one is a prefix of
+    the other); a different chat under the same id (chats that open alike, a copy with
+    a line duplicated) is kept as a conversation of its own.
     """
     candidate = conv.source_id
-    if not conv.own_id and len(held) == 1:
-        candidate = next(iter(held))
+    if not conv.own_id and held.single is not None:
+        candidate = held.single
     row = get(ledger, candidate)
+    if row is None and not conv.own_id:
+        return held.earlier_state(conv) or candidate
     if row is None or row.file == rel or _same_lineage(ledger, candidate, row, conv):
         return candidate
     if not conv.own_id:

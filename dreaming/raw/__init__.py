@@ -32,6 +32,7 @@ from dreaming.raw.common import (
 )
 from dreaming.raw.controls import strip_conversation
 from dreaming.raw.detect import HEAD_BYTES, SOURCES, detect, detect_text
+from dreaming.raw.identity import distinct
 from dreaming.raw.mdutil import Rereadable
 from dreaming.raw.redact_fields import redact_conversations
 from dreaming.transcript import Conversation, Message
@@ -421,7 +422,7 @@ def _finish(source: str, conversations: list[Conversation], sha: str, size: int)
     conversations, redactions = redact_conversations([c for c, _ in cleaned])
     return ReadResult(
         source=source,
-        conversations=conversations,
+        conversations=distinct(conversations),
         redactions=redactions,
         sha256=sha,
         size=size,

@@ -64,7 +64,7 @@ def parse_lines(path: Path, lines: Rereadable) -> list[Conversation]:
     return [
         Conversation(
             source=SOURCE,
-            source_id=fm.get("id") or content_id(SOURCE, first_user),
+            source_id=fm.get("id") or content_id(SOURCE, created or "", first_user),
             own_id=bool(fm.get("id")),
             messages=tuple(messages),
             title=shorten(title, 200) if title else title_from(messages),

@@ -144,6 +144,7 @@ def _conversation(conv: dict[str, Any]) -> Conversation | None:
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
     own = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
     first, last = span(messages)
+    created = iso(conv.get("create_time")) or first
     title = as_str(conv.get("title"))
     meta: dict[str, str] = {}
     model = as_str(conv.get("default_model_slug"))
@@ -151,11 +152,11 @@ def _conversation(conv: dict[str, Any]) -> Conversation | None:
         meta["model"] = model
     return Conversation(
         source=SOURCE,
-        source_id=own or content_id(SOURCE, first_user),
+        source_id=own or content_id(SOURCE, created or "", first_user),
         own_id=own is not None,
         messages=tuple(messages),
         title=shorten(title, 200) if title else title_from(messages),
-        created_at=iso(conv.get("create_time")) or first,
+        created_at=created,
         updated_at=iso(conv.get("update_time")) or last,
         meta=meta,
     )

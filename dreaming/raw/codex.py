@@ -171,14 +171,15 @@ def parse(path: Path, text: Lines) -> list[Conversation]:
     if model:
         meta["model"] = model
     first, last = span(messages)
+    began = as_str(session.get("timestamp")) or first
     return [
         Conversation(
             source=SOURCE,
-            source_id=as_str(session.get("id")) or content_id(SOURCE, first_user),
+            source_id=as_str(session.get("id")) or content_id(SOURCE, began or "", first_user),
             own_id=as_str(session.get("id")) is not None,
             messages=tuple(messages),
             title=title_from(messages),
-            created_at=as_str(session.get("timestamp")) or first,
+            created_at=began,
             updated_at=last,
             meta=meta,
         )

@@ -189,7 +189,7 @@ def parse_lines(path: Path, lines: Rereadable) -> list[Conversation]:
     return [
         Conversation(
             source=SOURCE,
-            source_id=fm.get("id") or content_id(SOURCE, first_user),
+            source_id=fm.get("id") or content_id(SOURCE, created or "", first_user),
             own_id=bool(fm.get("id")),
             messages=tuple(messages),
             title=fm.get("title") or title_from(messages),

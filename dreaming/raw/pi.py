@@ -142,6 +142,7 @@ def parse(path: Path, text: Lines) -> list[Conversation]:
         return []
     first_user = next((m.text for m in messages if m.role == "user"), messages[0].text)
     first, last = span(messages)
+    began = first or iso(header.get("timestamp"))
     meta: dict[str, str] = {}
     cwd = as_str(header.get("cwd"))
     if cwd:
@@ -154,11 +155,11 @@ def parse(path: Path, text: Lines) -> list[Conversation]:
     return [
         Conversation(
             source=SOURCE,
-            source_id=as_str(header.get("id")) or content_id(SOURCE, first_user),
+            source_id=as_str(header.get("id")) or content_id(SOURCE, began or "", first_user),
             own_id=as_str(header.get("id")) is not None,
             messages=tuple(messages),
             title=shorten(title, 200) if title else title_from(messages),
-            created_at=first or iso(header.get("timestamp")),
+            created_at=began,
             updated_at=last,
             meta=meta,
         )

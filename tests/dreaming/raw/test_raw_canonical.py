@@ -25,9 +25,12 @@ def test_frontmatter_turns_and_fenced_heading() -> None:
     assert not any("my own note" in m.text for m in conv.messages)
 
 
-def test_without_frontmatter_id_is_first_user_message(tmp_path: Path) -> None:
+def test_without_frontmatter_id_is_when_it_began_and_first_user_message(
+    tmp_path: Path,
+) -> None:
     [conv] = read_transcript(FIX / "no-frontmatter.md").conversations
-    assert conv.source_id == content_id("raw", "Can I write a Raw note by hand?")
+    began = conv.created_at or ""
+    assert conv.source_id == content_id("raw", began, "Can I write a Raw note by hand?")
     grown = (FIX / "no-frontmatter.md").read_text() + "\n## user\n\nThanks!\n"
     [again] = read_transcript(tmp_path / "n.md", grown.encode()).conversations
     assert again.source_id == conv.source_id

@@ -27,7 +27,7 @@ def test_blockquoted_prompt_log() -> None:
     # A reply cut off inside an unclosed fence does not swallow the next prompt.
     assert texts[6] == "thanks"
     assert conv.title == "how do I keep a file watcher from reading half-copied files?"
-    assert conv.source_id == content_id("markdown", texts[0])
+    assert conv.source_id == content_id("markdown", conv.created_at or "", texts[0])
 
 
 @pytest.mark.parametrize(

@@ -188,7 +188,10 @@ def _old_codex(path: Path, text: Lines) -> list[Conversation]:
     return [
         Conversation(
             source=codex.SOURCE,
-            source_id=as_str(session.get("id")) or content_id(codex.SOURCE, first_user),
+            source_id=as_str(session.get("id"))
+            or content_id(
+                codex.SOURCE, as_str(session.get("timestamp")) or first or "", first_user
+            ),
             own_id=as_str(session.get("id")) is not None,
             messages=tuple(messages),
             title=title_from(messages),
@@ -357,7 +360,8 @@ def _old_pi(path: Path, text: Lines) -> list[Conversation]:
     return [
         Conversation(
             source=pi.SOURCE,
-            source_id=as_str(header.get("id")) or content_id(pi.SOURCE, first_user),
+            source_id=as_str(header.get("id"))
+            or content_id(pi.SOURCE, first or iso(header.get("timestamp")) or "", first_user),
             own_id=as_str(header.get("id")) is not None,
             messages=tuple(messages),
             title=shorten(title, 200) if title else title_from(messages),
