@@ -13,6 +13,9 @@ from dataclasses import dataclass, replace
 from dreaming.ledger.connection import Ledger
 from dreaming.transcript import Conversation, Message, Role, content_id
 
+NUMBERED = 64
+"""How many chats under one name are numbered across files; more are named by their file."""
+
 
 @dataclass(frozen=True, slots=True)
 class Stored:
@@ -246,6 +249,7 @@ def store(ledger: Ledger, rel: str, read: Sequence[Conversation], now: str) -> S
     out = StoreCounts()
     for conv in read:
         conv = replace(conv, source_id=_identity(ledger, rel, conv, held))
+        held.named.add(conv.source_id)
         _store_one(ledger, rel, conv, now, out)
     return out
 
@@ -258,6 +262,8 @@ class _Held:
         # The file names its conversation only when it holds one (an aider history holds many).
         self.single = next(iter(ids)) if count == 1 and len(ids) == 1 else None
         self._free = sorted(ids - named) if count > 1 else []
+        self.named = set(named)
+        """The ids this reading names or has given: none goes to a second chat of it."""
         self._by_opening: dict[tuple[str, str, str | None], list[str]] | None = None
 
     def earlier_state(self, conv: Conversation) -> str | None:
@@ -309,6 +315,15 @@ def _identity(ledger: Ledger, rel: str, conv: Conversation, held: _Held) -> str:
         twin = with_content(ledger, conv.source, sha)
         if twin is not None:
             return twin
+    # Numbered as a file's chats named alike are (`dreaming.raw.identity`): an export
+    # split a conversation a file gives them the ids it gives read whole.
+    for n in range(1, NUMBERED):
+        numbered = content_id(conv.source, candidate, f"#{n}")
+        row = get(ledger, numbered)
+        if numbered in held.named:
+            continue
+        if row is None or _same_lineage(ledger, numbered, row, conv):
+            return numbered
     return content_id(conv.source, candidate, rel)
 
 

@@ -83,17 +83,29 @@ def test_four_chats_that_open_alike_in_one_export_dropped_into_raw_are_four(
     assert answers(ledger) == {f"Answer {n} to assistant-0" for n in range(4)}
 
 
+def twice_under_one_id() -> list[dict[str, Any]]:
+    one, other = chatgpt_conversation(1, MAY_2025), chatgpt_conversation(2, MAY_2025)
+    other["id"] = other["conversation_id"] = one["id"]
+    return [one, other]
+
+
+@pytest.mark.parametrize(
+    "chats",
+    [FOUR, FOUR_UNDATED, [c | {"title": "Bread"} for c in FOUR_UNDATED], twice_under_one_id()],
+    ids=["dated", "undated", "undated-titled-alike", "one-id-twice"],
+)
 def test_an_export_dropped_into_raw_and_imported_gives_the_same_conversations(
-    vault: Vault, ledger: Ledger, tmp_path: Path
+    vault: Vault, ledger: Ledger, tmp_path: Path, chats: list[dict[str, Any]]
 ) -> None:
-    drop(vault, "conversations.json", export(FOUR))
+    drop(vault, "conversations.json", export(chats))
     ingest(vault, ledger)
     source = tmp_path / "conversations.json"
-    source.write_text(export(FOUR), encoding="utf-8")
+    source.write_text(export(chats), encoding="utf-8")
     other = init_vault(tmp_path / "other").vault
     with Ledger(other.ledger_path) as theirs:
         imported(other, theirs, source)
         assert ids(theirs) == ids(ledger)
+        assert len(ids(ledger)) == len(chats)
 
 
 def test_an_export_whose_chats_grew_keeps_their_ids(vault: Vault, ledger: Ledger) -> None:
@@ -138,9 +150,7 @@ def test_a_later_export_with_grown_chats_beside_the_first_joins_them(
 def test_two_different_chats_under_one_id_in_one_export_are_both_kept(
     vault: Vault, ledger: Ledger
 ) -> None:
-    one, other = chatgpt_conversation(1, MAY_2025), chatgpt_conversation(2, MAY_2025)
-    other["id"] = other["conversation_id"] = one["id"]
-    drop(vault, "conversations.json", export([one, other]))
+    drop(vault, "conversations.json", export(twice_under_one_id()))
     ingest(vault, ledger)
     assert len(ids(ledger)) == 2
 
