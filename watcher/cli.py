@@ -68,6 +68,10 @@ def init(path: Path, find_history: bool | None) -> None:
         out.print(f"  kept {len(report.kept)} existing files untouched")
     if report.commit:
         out.print(f"  committed {report.commit[:10]} (only the files added)")
+    for line in report.leaks:
+        err.print(
+            f"dreaming: git would commit a transcript or the ledger: {shown(line)}", markup=False
+        )
     terminal = sys.stdin.isatty() and sys.stdout.isatty()
     if find_history or (find_history is None and terminal):
         from watcher.cmd_first import offer_history
@@ -116,7 +120,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (stable keys).")
 def status(vault_path: Path | None, as_json: bool) -> None:
     """What is in the vault's ledger and what happened last."""
-    from dreaming.checks.status import backlog_doc, reclaimable
+    from dreaming.checks.status import backlog_doc, git_leaks, reclaimable
     from dreaming.checks.status import status as get_status
     from dreaming.policy.pages import policy_problems
 
@@ -125,6 +129,7 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     doc["vault"] = str(app.vault.root)
     doc["reclaimable"], doc["reclaim_kept"] = reclaimable(app.ledger, app.vault)
     doc["policy_problems"] = policy_problems(app.vault)
+    doc["git_leaks"] = git_leaks(app.vault)
     doc["backlog_estimate"] = backlog_doc(app.ledger, app.settings)
     doc["watcher"] = watcher_doc(app.vault)
     if as_json:
@@ -379,6 +384,13 @@ def _print_status(doc: StatusDoc) -> None:
         out.print("Policy: every Meta page in force")
     for problem in problems:
         out.print(f"  [red]refused[/] {_name(problem)}")
+    leaks = doc.get("git_leaks", [])
+    if leaks:
+        out.print(f"[red]Git: {counted(len(leaks), 'file')} of Raw/ or .dreaming/ not kept out[/]")
+    else:
+        out.print("Git: transcripts and the ledger kept out")
+    for leak in leaks:
+        out.print(f"  [red]committable[/] {_name(leak)}")
     run = doc["last_run"]
     if run is None:
         out.print("Last run: never")

@@ -18,7 +18,8 @@ from dreaming.ledger.model_calls import StageUsage
 from dreaming.ledger.runs import RunKind, RunStatus
 from dreaming.nights.backlog import backlog, described
 from dreaming.raw.reclaimable import examine
-from dreaming.vault import Vault
+from dreaming.vault import Vault, keepout
+from dreaming.vault.repo import VaultRepo
 
 
 class SourceDoc(TypedDict):
@@ -127,6 +128,10 @@ class StatusDoc(TypedDict):
     reclaim` would remove now."""
     backlog_estimate: NotRequired[BacklogDoc]
     """Added by the command, which reads the settings (the window, budgets, order)."""
+    git_leaks: NotRequired[list[str]]
+    """Added by the command, which asks the vault's git (`git_leaks`): one line a file of
+    Raw/ or .dreaming/ git holds or `git add -A` would take, or a name it would not
+    ignore, each with what to do; empty when transcripts and the ledger are kept out."""
     reclaim_kept: NotRequired[list[FileNoteDoc]]
     """Added by the command: the files the ledger calls superseded that `dreaming reclaim`
     would keep, each with why (bytes no newer copy holds, a change since ingest)."""
@@ -232,3 +237,15 @@ def reclaimable(ledger: Ledger, vault: Vault) -> tuple[list[ReclaimableDoc], lis
         else:
             found.append({"file": s.path, "superseded_by": held.holder, "bytes": held.freed})
     return found, kept
+
+
+def git_leaks(vault: Vault) -> list[str]:
+    """What git would take of Raw/ and .dreaming/ (`keepout.leaks`), a line each; none for
+    a folder that is no git repository yet."""
+    if not (vault.root / ".git").exists():
+        return []
+    repo = VaultRepo(vault.root)
+    try:
+        return [keepout.said(leak) for leak in keepout.leaks(repo)]
+    finally:
+        repo.repo.close()

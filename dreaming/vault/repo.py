@@ -403,6 +403,13 @@ class VaultRepo:
     def _reset(self, index: Path, rels: Sequence[str]) -> None:
         self._git("reset", "-q", "HEAD", "--", *rels, env={"GIT_INDEX_FILE": str(index)})
 
+    def listed(self, *folders: str, untracked: bool = False) -> list[str]:
+        """The files git tracks under `folders` (or, `untracked`, those `git add -A`
+        would add: neither tracked nor ignored), vault-relative."""
+        extra = ["--others", "--exclude-standard"] if untracked else []
+        out = self._git("ls-files", "-z", *extra, "--", *folders)
+        return [name for name in out.split("\0") if name]
+
     def is_ignored(self, rel: str) -> bool:
         """Whether git's ignore rules (any .gitignore, info/exclude) keep `rel` out."""
         try:

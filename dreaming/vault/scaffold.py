@@ -21,6 +21,7 @@ from dreaming.errors import ConflictError, GitError, VaultError
 from dreaming.ledger import Ledger, write_journal
 from dreaming.ledger.write_journal import Entry
 from dreaming.resources import data_dir
+from dreaming.vault import keepout
 from dreaming.vault.checksums import checksum
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
@@ -73,6 +74,8 @@ class InitReport:
     kept: list[str] = field(default_factory=list)
     upgraded: list[str] = field(default_factory=list)
     """Kept files init brought up to date (the old `.dreaming/` rule of a .gitignore)."""
+    leaks: list[str] = field(default_factory=list)
+    """What git would still take of Raw/ and .dreaming/ (`keepout.leaks`), a line each."""
     commit: str | None = None
     created_repo: bool = False
 
@@ -125,6 +128,9 @@ def _lay_out(
     leftovers = _copy_missing(seeds, report, journal)
     repo = VaultRepo.init(root)
     _keep_out_of_git(repo, first)
+    missing = {rel: data for rel, data in keepout.RULES.items() if not _present(root / rel)}
+    journal(missing)
+    rules = keepout.restore(repo)
     # A seed file left untracked by an init that stopped before its commit (a
     # stale lock, a crash) is init's own work: this run commits it.
     unfinished = set(repo.dirty_paths([root / rel for rel in leftovers]))
@@ -133,12 +139,14 @@ def _lay_out(
     upgraded = _upgrade_gitignore(repo, journal)
     report.upgraded = list(upgraded)
     # The bytes init wrote, not the disk's: a save of the person's meanwhile stays theirs.
-    wrote = {rel: seeds[rel].read_bytes() for rel in report.added} | upgraded
+    wrote = {rel: seeds[rel].read_bytes() for rel in report.added} | upgraded | rules
+    report.added += list(rules)
     tracked = set(repo.dirty_paths([root / rel for rel in wrote]))
     blobs = {root / rel: data for rel, data in wrote.items() if rel in tracked}
     report.commit = repo.commit_pipeline_blobs(blobs, "dreaming init: lay out the vault", RUN_ID)
     # Those git keeps out too: nothing is left of init's to finish.
     write_journal.clear(ledger, wrote, run_id=RUN_ID)
+    report.leaks = [keepout.said(leak) for leak in keepout.leaks(repo)]
     repo.repo.close()  # its git cat-file helpers would otherwise outlive it until a GC
 
 

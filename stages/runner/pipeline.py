@@ -44,6 +44,7 @@ from dreaming.query.reindex import reindex
 from dreaming.raw.folder import raw_files as raw_paths
 from dreaming.vault import OwnWrites, Vault, checksum
 from dreaming.vault.files import MAX_PAGE_BYTES, read_optional
+from dreaming.vault.keepout import restore_committed
 from dreaming.vault.lock import run_lock
 from dreaming.vault.logs import internal_error
 from dreaming.vault.unfinished import finish_interrupted
@@ -329,6 +330,8 @@ def _night(
     # as dreaming's, before this run's writer would take it for the person's edit.
     finish_interrupted(vault, ledger)
     run_id = runs.new_id()
+    # An older vault, or one whose rules were removed: transcripts kept out of git again.
+    restore_committed(vault.root, ledger, run_id)
     with ledger.transaction():
         interrupted = runs.interrupt_unfinished(ledger, "night", started)
         interrupted += runs.interrupt_unfinished(ledger, "stage", started)
