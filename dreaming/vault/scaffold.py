@@ -128,9 +128,15 @@ def _lay_out(
     leftovers = _copy_missing(seeds, report, journal)
     repo = VaultRepo.init(root)
     _keep_out_of_git(repo, first)
-    missing = {rel: data for rel, data in keepout.RULES.items() if not _present(root / rel)}
-    journal(missing)
-    rules = keepout.restore(repo)
+    journal({rel: data for rel, data in keepout.RULES.items() if not _present(root / rel)})
+    keepout.restore(repo)
+    # Ours and not committed: just written, or left by an init that stopped before its commit.
+    ours = {
+        rel: data
+        for rel, data in keepout.RULES.items()
+        if _own_file(root / rel, root) and (root / rel).read_bytes() == data
+    }
+    rules = {rel: ours[rel] for rel in repo.dirty_paths([root / rel for rel in ours])}
     # A seed file left untracked by an init that stopped before its commit (a
     # stale lock, a crash) is init's own work: this run commits it.
     unfinished = set(repo.dirty_paths([root / rel for rel in leftovers]))

@@ -47,7 +47,7 @@ def test_init_commits_what_it_added_and_nothing_is_left_over(tmp_path: Path) -> 
     assert git(root, "status", "--porcelain") == ""
     committed = git(root, "ls-files").split()
     assert "Meta/Entities.md" in committed
-    assert not any(p.startswith(".dreaming") for p in committed)
+    assert [p for p in committed if p.startswith(".dreaming")] == [".dreaming/.gitignore"]
 
 
 def test_a_second_init_adds_nothing(tmp_path: Path) -> None:
@@ -228,7 +228,7 @@ def test_a_fresh_vault_keeps_its_transcript_rules_in_its_gitignore_only(tmp_path
     assert "Raw/*" not in (root / ".git" / "info" / "exclude").read_text().splitlines()
 
 
-def test_a_second_init_respects_a_choice_to_version_transcripts(tmp_path: Path) -> None:
+def test_transcripts_stay_out_when_the_exclude_rules_are_removed(tmp_path: Path) -> None:
     root = existing_repo(tmp_path / "v", gitignore="*.tmp\n")
     init_vault(root)
     exclude = root / ".git" / "info" / "exclude"
@@ -237,7 +237,7 @@ def test_a_second_init_respects_a_choice_to_version_transcripts(tmp_path: Path) 
     init_vault(root)
     (root / "Raw" / "chat.jsonl").write_text("{}\n")
     git(root, "add", "-A")
-    assert "Raw/chat.jsonl" in git(root, "diff", "--cached", "--name-only")
+    assert "Raw/chat.jsonl" not in git(root, "diff", "--cached", "--name-only")
 
 
 def conflicted_merge(root: Path) -> None:
