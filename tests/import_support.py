@@ -133,12 +133,13 @@ def damaged_zip(path: Path, data: bytes, good: int, tail: bytes) -> Path:
 
 
 def raw_files(vault_root: Path) -> dict[str, bytes]:
-    """Every file under the vault's Raw/ but its guide, by path relative to Raw/."""
+    """Every file under the vault's Raw/ but its guide and its .gitignore, by path
+    relative to Raw/."""
     raw = vault_root / "Raw"
     return {
         p.relative_to(raw).as_posix(): p.read_bytes()
         for p in sorted(raw.rglob("*"))
-        if p.is_file() and p.relative_to(raw).as_posix() != "README.md"
+        if p.is_file() and p.relative_to(raw).as_posix() not in {"README.md", ".gitignore"}
     }
 
 

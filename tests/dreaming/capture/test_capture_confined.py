@@ -28,7 +28,12 @@ SECRET = '{"type":"user","message":{"role":"user","content":"not a session of th
 
 
 def raw_files(vault: Vault) -> list[Path]:
-    return sorted(p.relative_to(vault.raw) for p in vault.raw.rglob("*") if p.is_file())
+    # Raw/.gitignore is the vault's, never a capture.
+    return sorted(
+        p.relative_to(vault.raw)
+        for p in vault.raw.rglob("*")
+        if p.is_file() and p.name != ".gitignore"
+    )
 
 
 def secret_file(tmp_path: Path) -> Path:

@@ -68,7 +68,15 @@ def test_the_status_document_has_the_declared_keys(vault: Vault, ledger: Ledger)
 
 def test_only_what_the_command_reads_outside_the_ledger_is_optional() -> None:
     assert StatusDoc.__optional_keys__ == frozenset(
-        {"vault", "policy_problems", "watcher", "reclaimable", "reclaim_kept", "backlog_estimate"}
+        {
+            "vault",
+            "policy_problems",
+            "watcher",
+            "reclaimable",
+            "reclaim_kept",
+            "backlog_estimate",
+            "git_leaks",
+        }
     )
 
 

@@ -115,7 +115,10 @@ def test_a_second_settle_of_a_hot_card_writes_and_commits_nothing(vault: Vault) 
 def test_the_notes_index_is_committed_and_tracked(vault: Vault) -> None:
     add_notes(vault, "the ledger is sqlite", "deploy on friday")
     settle(vault, OwnWrites(), changed={"notes"}, now=NOW)
-    assert git(vault, "ls-files", ".dreaming").split() == [".dreaming/session-notes.json"]
+    assert git(vault, "ls-files", ".dreaming").split() == [
+        ".dreaming/.gitignore",
+        ".dreaming/session-notes.json",
+    ]
     assert rows(vault)["Cascade"] == "record-map · notes 2 current"
     assert git(vault, "status", "--porcelain") == ""
 
@@ -162,7 +165,10 @@ def test_a_persons_save_during_the_heat_is_never_overwritten(vault: Vault) -> No
     assert card.read_text() == mine
     assert any(p.startswith("STATION.md: you saved it") for p in result.problems)
     assert git(vault, "status", "--porcelain").split() == ["M", "STATION.md"]
-    assert git(vault, "ls-files", ".dreaming").split() == [".dreaming/session-notes.json"]
+    assert git(vault, "ls-files", ".dreaming").split() == [
+        ".dreaming/.gitignore",
+        ".dreaming/session-notes.json",
+    ]
 
 
 def test_a_save_during_the_persons_commit_stays_out_of_dreamings_commit(

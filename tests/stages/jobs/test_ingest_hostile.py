@@ -294,7 +294,9 @@ def test_a_named_link_leaving_the_vault_is_not_copied_in(
     report = ingest(vault, ledger, [link])
     assert status(ledger)["conversations"] == 0
     assert [rel for rel, _ in report.failed] == ["Raw/passwd.md"]
-    assert sorted(p.name for p in vault.raw.iterdir() if p.name != "README.md") == ["passwd.md"]
+    assert sorted(
+        p.name for p in vault.raw.iterdir() if p.name not in {"README.md", ".gitignore"}
+    ) == ["passwd.md"]
 
 
 def test_a_folder_link_leaving_the_vault_is_not_read(
@@ -394,7 +396,7 @@ def test_a_growing_external_file_keeps_one_copy_in_raw(
         outside.write_text(chat(*texts), encoding="utf-8")
         ingest(vault, ledger, [outside])
         texts += [f"q{n + 1}", f"a{n + 1}"]
-    copies = [p.name for p in vault.raw.iterdir() if p.name != "README.md"]
+    copies = [p.name for p in vault.raw.iterdir() if p.name not in {"README.md", ".gitignore"}]
     assert copies == ["export.md"]
     assert status(ledger)["conversations"] == 1
 
@@ -411,7 +413,9 @@ def test_an_import_is_copied_without_reading_the_file_whole(
     monkeypatch.setattr(Path, "read_bytes", no_reading)
     ingest(vault, ledger, [outside])
     ingest(vault, ledger, [outside])
-    assert [p.name for p in vault.raw.iterdir() if p.name != "README.md"] == ["export.md"]
+    assert [p.name for p in vault.raw.iterdir() if p.name not in {"README.md", ".gitignore"}] == [
+        "export.md"
+    ]
     assert status(ledger)["conversations"] == 1
 
 

@@ -372,7 +372,7 @@ def test_a_tracked_raw_file_is_committed_removed(vault: Vault, ledger: Ledger) -
     git(vault, "commit", "-q", "-m", "keep my transcripts")
     report = reclaim(vault, ledger)
     assert report.commit is not None
-    assert git(vault, "ls-files", "--", "Raw").split() == ["Raw/README.md", LONG]
+    assert git(vault, "ls-files", "--", "Raw").split() == ["Raw/.gitignore", "Raw/README.md", LONG]
     message = git(vault, "log", "-1", "--format=%an%n%B")
     assert message.startswith("dreaming\ndreaming reclaim: remove 1 superseded Raw file")
     assert f"- {SHORT}: a prefix of {LONG}" in message
