@@ -10,12 +10,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dreaming.raw.identity import distinct
-from dreaming.transcript import Conversation, Message, content_id
+from dreaming.transcript import Conversation, Message, Role, content_id
 from tests.support import draws
 
 
 def chat(*texts: str, name: str = "same") -> Conversation:
-    roles = ("user", "assistant")
+    roles: tuple[Role, Role] = ("user", "assistant")
     messages = tuple(Message(roles[i % 2], t) for i, t in enumerate(texts))
     return Conversation(source="chatgpt", source_id=name, messages=messages, own_id=False)
 
