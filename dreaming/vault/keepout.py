@@ -17,7 +17,7 @@ from dreaming.clock import utc_now
 from dreaming.ledger import Ledger, write_journal
 from dreaming.ledger.write_journal import Entry
 from dreaming.vault.checksums import checksum
-from dreaming.vault.paths import STATE_DIR
+from dreaming.vault.paths import STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
 from dreaming.vault.writes import write_atomic
 
@@ -63,7 +63,7 @@ def restore(repo: VaultRepo) -> dict[str, bytes]:
         if path.exists() or path.is_symlink():
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data, expected=None, registry=None)
+        write_atomic(path, data, expected=None, registry=None, vault=Vault(repo.root))
         wrote[rel] = data
     return wrote
 
