@@ -1,7 +1,8 @@
 """Peak memory reading one big transcript of each format: a file of `--mb` megabytes
 (default 400, under the default 512 MB limit) read by `read_transcript` in a fresh
-process; its peak RSS printed against the file's size. Goal: under 1 GB for every
-format at the default limit, and no more than twice the file's size.
+process; its peak RSS printed against the file's size, and how long the read took (and
+so would take at 512 MB). Goal: under 1 GB for every format at the default limit, and
+no more than twice the file's size; the read well under `raw_read_timeout_s`.
 
     python bench/bench_read_memory.py [--mb 400] [--formats markdown,chatgpt]
 """
@@ -150,15 +151,17 @@ FORMATS: dict[str, Callable[[object, int], object]] = {
 }
 
 _CHILD = """
-import resource, sys
+import resource, sys, time
 sys.path.insert(0, {root!r})
 from dreaming.raw import read_transcript
+started = time.perf_counter()
 try:
     r = read_transcript(__import__("pathlib").Path({path!r}), max_bytes={cap})
     said = f"{{len(r.conversations)}} conversations ({{r.source}})"
 except Exception as e:
     said = f"refused: {{e}}"
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, said)
+took = time.perf_counter() - started
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, f"{{took:.1f}}", said)
 """
 
 
@@ -183,11 +186,13 @@ def main() -> int:
             if out.returncode != 0:
                 print(f"{name:12} {mb:6.0f} MB file: failed: {out.stderr.strip()[-200:]}")
                 continue
-            rss_kb, said = out.stdout.strip().split(" ", 1)
+            rss_kb, took, said = out.stdout.strip().split(" ", 2)
             rss = int(rss_kb) / 1024
             verdict = "ok" if rss < 1024 and rss <= 2 * mb + 100 else "OVER"
             peak = f"peak RSS {rss:6.0f} MB ({rss / mb:.1f}x) {verdict}"
-            print(f"{name:12} {mb:6.0f} MB file: {peak}; {said[:90]}")
+            # The per-file read limit (raw_read_timeout_s) must stay well above this.
+            pace = f"read in {took} s ({float(took) / mb * 512:.0f} s at 512 MB)"
+            print(f"{name:12} {mb:6.0f} MB file: {peak}; {pace}; {said[:90]}")
     return 0
 
 

@@ -38,6 +38,9 @@ BACKLOG_ORDERS: tuple[BacklogOrder, ...] = get_args(BacklogOrder)
 # A Raw file past this is skipped unread: no chat a person drops in is that big, and a
 # whole-document format (a ChatGPT export) takes several times its size in memory.
 DEFAULT_MAX_RAW_FILE_MB = 512
+# Reading one Raw file past this is given up (the file marked failed, the rest read on):
+# the slowest format read at the size cap takes about a minute (docs/formats.md).
+DEFAULT_RAW_READ_TIMEOUT_S = 300.0
 
 _ENV = {
     "model": "DREAMING_MODEL",
@@ -46,6 +49,7 @@ _ENV = {
     "max_model_seconds": "DREAMING_MAX_MODEL_SECONDS",
     "keep_model_resident": "DREAMING_KEEP_MODEL",
     "max_raw_file_mb": "DREAMING_MAX_RAW_FILE_MB",
+    "raw_read_timeout_s": "DREAMING_RAW_READ_TIMEOUT_S",
     "night_ends": "DREAMING_NIGHT_ENDS",
     "backlog_order": "DREAMING_BACKLOG_ORDER",
     "backlog_since": "DREAMING_BACKLOG_SINCE",
@@ -63,6 +67,9 @@ class Settings:
     keep_model_resident: bool = False
     max_raw_file_mb: int = DEFAULT_MAX_RAW_FILE_MB
     """Raw files larger than this are reported and skipped, never read."""
+    raw_read_timeout_s: float = DEFAULT_RAW_READ_TIMEOUT_S
+    """Seconds reading one Raw file may take; past it the file is marked failed and read
+    again only once it changes."""
     night_ends: str | None = DEFAULT_NIGHT_ENDS
     """Local time HH:MM (or HH:MM:SS) by which a scheduled night stops, at a unit boundary;
     None: a night runs until its work or its budget is done."""
@@ -166,6 +173,7 @@ _FIX = {
     "max_model_seconds": "use a number of seconds, or leave it out for no cap",
     "keep_model_resident": "use true or false",
     "max_raw_file_mb": "use a whole number of megabytes, at least 1",
+    "raw_read_timeout_s": "use a number of seconds above 0, such as 300",
     "model": 'use a model spec string such as "gguf:qwen2.5-coder-1.5b"',
 }
 """How to fix each setting: the second half of its one-line error."""
@@ -182,6 +190,10 @@ def _coerce(name: str, value: Any, where: str) -> Any:
             if number < 0 or (name == "max_model_calls" and number != int(number)):
                 raise ValueError(value)
             return int(number) if name == "max_model_calls" else number
+        if name == "raw_read_timeout_s":
+            if isinstance(value, bool) or not float(value) > 0 or float(value) == float("inf"):
+                raise ValueError(value)
+            return float(value)
         if name == "max_raw_file_mb":
             if isinstance(value, bool) or int(value) != float(value) or int(value) < 1:
                 raise ValueError(value)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from dreaming.config import Settings, configured_model, load_settings, vault_from_env
 from dreaming.errors import VaultError
 from dreaming.ledger import Ledger
+from dreaming.ledger.writer import Notice
 from dreaming.vault import STATE_DIR, OwnWrites, Vault
 
 if TYPE_CHECKING:
@@ -38,15 +39,33 @@ def implied_model() -> str:
 class App:
     """Settings, vault, ledger, own-write registry and model of one entry point."""
 
-    def __init__(self, vault: Vault, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        settings: Settings | None = None,
+        *,
+        command: str = "dreaming",
+        notice: Notice | None = None,
+    ) -> None:
         self.vault = vault
+        self.command = command
+        """How this entry point names itself to another one waiting for the ledger."""
+        self.notice = notice
+        """Where a wait for the ledger is said (None: not said)."""
         self._settings = settings
         self.own_writes = OwnWrites()
         self._ledger: Ledger | None = None
         self._model: TextModel | None = None
 
     @classmethod
-    def open(cls, path: Path | None, settings: Settings | None = None) -> App:
+    def open(
+        cls,
+        path: Path | None,
+        settings: Settings | None = None,
+        *,
+        command: str = "dreaming",
+        notice: Notice | None = None,
+    ) -> App:
         """The app of the vault at `path`, else of the implied vault."""
         chosen = path or implied_vault()
         if chosen is None:
@@ -54,7 +73,7 @@ class App:
                 "no vault given; pass --vault PATH, set DREAMING_VAULT, "
                 "or create one with: dreaming init PATH"
             )
-        return cls(Vault.open(chosen), settings)
+        return cls(Vault.open(chosen), settings, command=command, notice=notice)
 
     @property
     def settings(self) -> Settings:
@@ -77,7 +96,7 @@ class App:
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            self._ledger = Ledger(self.vault.ledger_path)
+            self._ledger = Ledger(self.vault.ledger_path, command=self.command, notice=self.notice)
         return self._ledger
 
     def existing_ledger(self) -> Ledger | None:

@@ -100,7 +100,12 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     limit = app.settings.max_raw_file_mb * 1024 * 1024
     with file_bar("ingest") as progress:
         report = run_ingest(
-            app.vault, app.ledger, list(files) or None, progress=progress, max_file_bytes=limit
+            app.vault,
+            app.ledger,
+            list(files) or None,
+            progress=progress,
+            max_file_bytes=limit,
+            read_seconds=app.settings.raw_read_timeout_s,
         )
     # Every pending reason already says when the file will be read.
     for rel, reason in report.failed + report.pending:

@@ -125,7 +125,14 @@ def bring_in(
     read = IngestReport()
 
     def ingest_batch(paths: list[Path]) -> None:
-        part = run_ingest(vault, ledger, paths, max_file_bytes=limit, record_run=False)
+        part = run_ingest(
+            vault,
+            ledger,
+            paths,
+            max_file_bytes=limit,
+            read_seconds=app.settings.raw_read_timeout_s,
+            record_run=False,
+        )
         read.files += part.files
         read.absorb(part)
 

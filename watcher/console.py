@@ -36,8 +36,24 @@ def command_app(vault_path: Path | None) -> App:
     """The command's app: built on first use, kept in the click context, closed with it."""
     ctx = click.get_current_context()
     if not isinstance(ctx.obj, App):
-        ctx.obj = ctx.with_resource(App.open(vault_path))
+        ctx.obj = ctx.with_resource(
+            App.open(vault_path, command=_command(ctx), notice=_said_on_stderr)
+        )
     return ctx.obj
+
+
+def _command(ctx: click.Context) -> str:
+    """`dreaming ingest`, however the program was started (a night child runs
+    `python -m watcher.cli`)."""
+    names: list[str] = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(["dreaming", *reversed(names)])
+
+
+def _said_on_stderr(line: str) -> None:
+    err.print(f"dreaming: {shown(line)}", markup=False)
 
 
 vault_option = click.option(

@@ -141,15 +141,27 @@ class RawRoute:
 
     def _ingest(self, ready: list[str], now: float) -> None:
         vault, ledger = self._app.vault, self._app.ledger
+        settings = self._app.settings
+
+        def read(paths: list[Path]) -> IngestReport:
+            return ingest(
+                vault,
+                ledger,
+                paths,
+                max_file_bytes=settings.max_raw_file_mb * 1024 * 1024,
+                read_seconds=settings.raw_read_timeout_s,
+                record_run=False,
+            )
+
         try:
             try:
-                report = ingest(vault, ledger, [vault.root / r for r in ready], record_run=False)
+                report = read([vault.root / r for r in ready])
             except DreamingError:
                 # A file went between the look and the read; the others must still go in.
                 report = IngestReport(files=len(ready))
                 for rel in ready:
                     try:
-                        report.absorb(ingest(vault, ledger, [vault.root / rel], record_run=False))
+                        report.absorb(read([vault.root / rel]))
                     except DreamingError as e:
                         report.failed.append((rel, str(e)))
         except UNIT_FAULTS as e:

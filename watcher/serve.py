@@ -48,7 +48,7 @@ def serve(
     console: Console = out,
 ) -> None:
     """Watch the vault and run its nights until SIGTERM/SIGINT."""
-    app = App.open(vault_path)
+    app = App.open(vault_path, command="dreaming watch")
     vault = app.vault
     with instance_lock(vault), app, _logging(vault, vault.logs / LOG_NAME):
         stop = threading.Event()
@@ -59,6 +59,8 @@ def serve(
             (log.warning if problem else log.info)(line)
             stamp = datetime.now().strftime("%H:%M:%S")
             console.print(f"{stamp} {shown(line)}", markup=False, style="red" if problem else None)
+
+        app.notice = say
 
         def night(request: NightRequest) -> NightResult:
             until = request.until

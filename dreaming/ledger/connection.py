@@ -23,6 +23,7 @@ from typing import Any
 
 from dreaming.errors import LedgerError, LedgerUnavailable
 from dreaming.ledger.migrations import MIGRATIONS
+from dreaming.ledger.writer import PATIENCE_S, Notice, WriterLock
 
 _WAL_PATIENCE_S = 30.0
 SYNCHRONOUS = "NORMAL"
@@ -35,26 +36,51 @@ _BATCH = 500
 class _Guarded(sqlite3.Connection):
     """A connection whose statements fail as `LedgerError`: the ledger's edge, so no
     `sqlite3.Error` reaches a stage or the watcher. Off while the ledger is opened,
-    where the raw errors are told apart (a locked file is waited out)."""
+    where the raw errors are told apart (a locked file is waited out).
+
+    Every write takes the ledger's writer lock (`writer.py`) first and lets it go when
+    SQLite's own write lock goes: a transaction from its `BEGIN IMMEDIATE` to its end, a
+    write outside one for that statement."""
 
     ledger_path: Path = Path()
     guarded = False
+    writer: WriterLock | None = None
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         try:
+            self._lock_for(sql)
             return super().execute(sql, *args)
         except sqlite3.Error as e:
             if not self.guarded:
                 raise
             raise ledger_error(self.ledger_path, e) from e
+        finally:
+            self._unlock_after()
 
     def executemany(self, sql: str, rows: Iterable[Any], /) -> sqlite3.Cursor:
         try:
+            self._lock_for(sql)
             return super().executemany(sql, rows)
         except sqlite3.Error as e:
             if not self.guarded:
                 raise
             raise ledger_error(self.ledger_path, e) from e
+        finally:
+            self._unlock_after()
+
+    def _lock_for(self, sql: str) -> None:
+        if self.writer is None or self.writer.held:
+            return
+        if sql.lstrip()[:7].upper().startswith(_WRITES) and not self.in_transaction:
+            self.writer.acquire()
+
+    def _unlock_after(self) -> None:
+        if self.writer is not None and self.writer.held and not self.in_transaction:
+            self.writer.release()
+
+
+_WRITES = ("BEGIN", "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER")
+"""What a statement that needs SQLite's write lock starts with (ours: no CTE writes)."""
 
 
 def ledger_error(path: Path, e: sqlite3.Error) -> LedgerError:
@@ -99,15 +125,26 @@ def _enter_wal(db: sqlite3.Connection) -> None:
 class Ledger:
     """One SQLite connection to a vault's ledger. Not shared across threads."""
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        read_only: bool = False,
+        command: str = "dreaming",
+        notice: Notice | None = None,
+        patience: float = PATIENCE_S,
+    ) -> None:
         """Open (and create, and migrate) the ledger at `path`.
 
         `read_only` opens an existing ledger for reading only: a missing file
         is an error instead of a new ledger, and nothing is migrated, so a
         reader (the audit) can never change or create the ledger it checks.
+        A writer names itself `command` in the write lock, waits `patience`
+        seconds for another holder and says so through `notice` (`writer.py`).
         """
         self.path = path
         _refuse_links(path)
+        self.writer: WriterLock | None = None
         try:
             if read_only:
                 uri = f"{path.absolute().as_uri()}?mode=ro"
@@ -125,6 +162,9 @@ class Ledger:
                 sqlite3.connect(path, timeout=30, isolation_level=None, factory=_Guarded)
             )
             self.db.row_factory = sqlite3.Row
+            self.writer = self.db.writer = WriterLock(
+                path, command=command, patience=patience, notice=notice
+            )
             _enter_wal(self.db)
             self.db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -145,6 +185,8 @@ class Ledger:
 
     def close(self) -> None:
         self.db.close()
+        if self.writer is not None:
+            self.writer.close()
 
     def __enter__(self) -> Ledger:
         return self

@@ -20,7 +20,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dreaming.errors import IncompleteTranscript, ReaderFault, TranscriptError
-from dreaming.raw import aider, canonical, chatgpt, claude_code, codex, cortexes, markdown, pi
+from dreaming.raw import (
+    aider,
+    canonical,
+    chatgpt,
+    claude_code,
+    codex,
+    cortexes,
+    deadline,
+    markdown,
+    pi,
+)
 from dreaming.raw.common import (
     MAX_BYTES,
     TOO_LONG,
@@ -231,6 +241,7 @@ class _Stream:
         decoder = codecs.getincrementaldecoder("utf-8")()
         pending = ""
         for block in iter(lambda: self.f.read(_BLOCK), b""):
+            deadline.check()
             self.sha.update(block)
             start = self.size
             self.size += len(block)
@@ -416,9 +427,14 @@ def _storable_conversation(conv: Conversation) -> Conversation:
     )
 
 
+def _cleaned(conv: Conversation) -> tuple[Conversation, int]:
+    deadline.check()
+    return strip_conversation(_storable_conversation(conv))
+
+
 def _finish(source: str, conversations: list[Conversation], sha: str, size: int) -> ReadResult:
     # Controls go before redaction: an escape sequence inside a key would hide it.
-    cleaned = [strip_conversation(_storable_conversation(c)) for c in conversations]
+    cleaned = [_cleaned(c) for c in conversations]
     conversations, redactions = redact_conversations([c for c, _ in cleaned])
     return ReadResult(
         source=source,

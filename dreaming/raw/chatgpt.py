@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dreaming.errors import TranscriptError
+from dreaming.raw import deadline
 from dreaming.raw.common import (
     Turns,
     as_str,
@@ -135,6 +136,7 @@ def _conversation(conv: dict[str, Any]) -> Conversation | None:
         return None
     turns = Turns()
     for node in _branch(mapping, conv.get("current_node")):
+        deadline.check()
         msg = node.get("message")
         if isinstance(msg, dict):
             _add(turns, msg)
@@ -185,6 +187,7 @@ def whole_document(path: Path, text: str) -> list[Conversation]:
         )
     out: list[Conversation] = []
     for c in data:
+        deadline.check()
         if isinstance(c, dict):
             conv = _conversation(c)
             if conv is not None:
@@ -212,6 +215,7 @@ def _one_at_a_time(text: str) -> list[Conversation] | None:
             if text.startswith("]", at) and not (out or mapped):
                 at += 1
                 break
+            deadline.check()
             c, at = _DECODER.raw_decode(text, at)
             if isinstance(c, dict):
                 mapped = mapped or isinstance(c.get("mapping"), dict)

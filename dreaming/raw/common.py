@@ -13,6 +13,7 @@ from typing import Any
 
 from dreaming.config import DEFAULT_MAX_RAW_FILE_MB
 from dreaming.errors import IncompleteTranscript, TranscriptError, one_line
+from dreaming.raw import deadline
 from dreaming.raw.redact import MARKER, redact
 from dreaming.transcript import Message, Role
 
@@ -135,6 +136,7 @@ def iter_jsonl(path: Path, text: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
     line = next(lines, None)
     i = 0
     while line is not None:
+        deadline.check()
         following = next(lines, None)
         i += 1
         if not line or line.isspace():

@@ -19,6 +19,7 @@ import yaml
 from dreaming import frontmatter
 from dreaming.article.fences import closes_fence, fence_run
 from dreaming.errors import TranscriptError
+from dreaming.raw import deadline
 from dreaming.raw.common import iso
 from dreaming.transcript import Message, Role
 
@@ -84,6 +85,7 @@ def lines_of(text: str) -> Iterator[str]:
     megabyte is split at a time, so the lines of a big text are never all held at once."""
     pos = 0
     while True:
+        deadline.check()
         cut = text.find("\n", min(pos + _CHUNK, len(text)))
         if cut < 0:
             yield from text[pos:].split("\n")

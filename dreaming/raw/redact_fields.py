@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from dreaming.raw import deadline
 from dreaming.raw.redact import MARKER, redact
 from dreaming.transcript import Conversation
 
@@ -23,6 +24,7 @@ def _redact_texts(texts: list[str]) -> tuple[list[str], int]:
     total = 0
     start = 0
     while start < len(texts):
+        deadline.check()
         end, size = start, 0
         while end < len(texts) and (end == start or size + len(texts[end]) <= _BATCH):
             size += len(texts[end])

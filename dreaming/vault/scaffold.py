@@ -64,6 +64,9 @@ CONFIG_TEMPLATE = """\
 # backlog_since = "2025-01-01"
 # Raw files larger than this (MB) are reported and skipped, never read.
 # max_raw_file_mb = 512
+# Seconds reading one Raw file may take; past it the file is marked failed (and read
+# again once it changes) and the others go on.
+# raw_read_timeout_s = 300
 """
 
 

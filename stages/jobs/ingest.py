@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from dreaming.clock import utc_now
+from dreaming.config import DEFAULT_RAW_READ_TIMEOUT_S
 from dreaming.errors import IncompleteTranscript, LedgerUnavailable, ReaderFault, TranscriptError
 from dreaming.ledger import Ledger, conversations, raw_files, runs
 from dreaming.ledger.raw_files import RawFile
 from dreaming.raw import read_transcript, too_large
 from dreaming.raw.common import MAX_BYTES
+from dreaming.raw.deadline import time_limit
 from dreaming.raw.folder import import_into_raw, leaves_vault, not_a_candidate, sha256
 from dreaming.raw.folder import raw_files as raw_paths
 from dreaming.vault import Vault
@@ -89,10 +91,13 @@ def ingest(
     *,
     progress: Progress | None = None,
     max_file_bytes: int = MAX_BYTES,
+    read_seconds: float = DEFAULT_RAW_READ_TIMEOUT_S,
     record_run: bool = True,
 ) -> IngestReport:
     """Ingest `files`, or all of Raw/ (which also forgets files deleted from Raw/).
 
+    read_seconds: how long reading one file may take (`dreaming.raw.deadline`); a file
+    that takes longer is marked failed, with its watermark, so it waits for a change.
     record_run: False when a night runs it, whose own `runs` row holds its summary."""
     if files is None:
         paths = raw_paths(vault)
@@ -112,7 +117,8 @@ def ingest(
             if progress is not None:
                 progress(done, len(paths), rel)
             batch += _ingest_alone(
-                _File(vault, ledger, path, rel, known.get(rel), max_file_bytes), report
+                _File(vault, ledger, path, rel, known.get(rel), max_file_bytes, read_seconds),
+                report,
             )
             if batch >= BATCH_BYTES:
                 ledger.commit_and_continue()
@@ -181,6 +187,7 @@ class _File:
     rel: str
     row: RawFile | None
     max_bytes: int
+    read_seconds: float
 
 
 def _skip_unread(f: _File, size: int, reason: str, report: IngestReport) -> int:
@@ -224,7 +231,8 @@ def _ingest_file(f: _File, report: IngestReport) -> int:
         )
     file_row = RawFile(rel, st.st_size, st.st_mtime_ns, "", None, "failed", None)
     try:
-        result = read_transcript(path, max_bytes=f.max_bytes)
+        with time_limit(path, f.read_seconds):
+            result = read_transcript(path, max_bytes=f.max_bytes)
         after = path.stat()
     except FileNotFoundError:
         return 0

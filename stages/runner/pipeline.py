@@ -373,6 +373,7 @@ def _night(
             ledger,
             progress=_ingest_progress(progress),
             max_file_bytes=app.settings.max_raw_file_mb * 1024 * 1024,
+            read_seconds=app.settings.raw_read_timeout_s,
             record_run=False,
         )
         rounds.begin()

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.bench_read_memory import FORMATS
 from dreaming.errors import GitError
 from dreaming.ledger import Ledger
 from dreaming.ledger.connection import ledger_error
+from dreaming.raw import read_transcript
 from dreaming.vault import Vault
 from tests.support import drop, raw_note
 from tests.watch_support import spy_ingest, wait_for, watched
@@ -84,6 +86,37 @@ def test_a_bad_file_is_a_problem_and_the_next_good_file_still_goes_in(
         assert w.alive()
     assert bad.problem
     assert status_of(ledger, "Raw/broken.jsonl") == "failed"
+
+
+def test_a_file_that_reads_too_long_is_given_up_and_the_next_file_still_goes_in(
+    vault: Vault, ledger: Ledger, tmp_path: Path
+) -> None:
+    long_chat = tmp_path / "long-chat.md"
+    with long_chat.open("w", encoding="utf-8") as f:
+        FORMATS["markdown"](f, 8 * 1024 * 1024)
+    started = time.perf_counter()
+    read_transcript(long_chat)
+    whole = time.perf_counter() - started
+    (vault.state / "config.toml").write_text(f"raw_read_timeout_s = {whole / 10}\n", encoding="utf-8")
+    with watched(vault) as w:
+        shutil.copy(long_chat, vault.raw / "long-chat.md")
+        slow = w.reaction(lambda r: r.path == "Raw/long-chat.md")
+        drop(vault, "good.md", talk(2))
+        wait_for(lambda: status_of(ledger, "Raw/good.md") == "ok")
+    assert slow.problem
+    assert f"reading it took over {whole / 10:g} s" in slow.outcome
+    assert status_of(ledger, "Raw/long-chat.md") == "failed"
+
+
+def test_a_file_over_the_size_setting_is_skipped_by_the_watcher_too(
+    vault: Vault, ledger: Ledger
+) -> None:
+    (vault.state / "config.toml").write_text("max_raw_file_mb = 1\n", encoding="utf-8")
+    with watched(vault) as w:
+        drop(vault, "big.md", talk(1) + "x" * (1024 * 1024))
+        big = w.reaction(lambda r: r.path == "Raw/big.md")
+    assert big.problem
+    assert "over the 1 MB limit" in big.outcome
 
 
 def test_a_burst_of_a_thousand_files_is_ingested_each_exactly_once(
