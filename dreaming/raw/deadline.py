@@ -25,6 +25,7 @@ from pathlib import Path
 
 from dreaming.errors import TranscriptError
 
+
 class ReadTooSlow(TranscriptError):
     """Reading one Raw file took longer than its limit."""
 

@@ -51,6 +51,12 @@ def test_an_invalid_schedule_is_refused(tmp_path: Path) -> None:
         ("max_raw_file_mb = 2.5", "max_raw_file_mb"),
         ("max_raw_file_mb = [1]", "max_raw_file_mb"),
         ("max_raw_file_mb = true", "max_raw_file_mb"),
+        ("raw_read_timeout_s = 0", "raw_read_timeout_s"),
+        ("raw_read_timeout_s = -1", "raw_read_timeout_s"),
+        ('raw_read_timeout_s = "soon"', "raw_read_timeout_s"),
+        ("raw_read_timeout_s = true", "raw_read_timeout_s"),
+        ("raw_read_timeout_s = inf", "raw_read_timeout_s"),
+        ("raw_read_timeout_s = nan", "raw_read_timeout_s"),
     ],
 )
 def test_invalid_values_are_refused_naming_the_setting(
@@ -90,6 +96,16 @@ def test_the_raw_file_size_limit_has_a_default_and_can_be_raised(
     assert load_settings(vault.root).max_raw_file_mb == 2048
     monkeypatch.setenv("DREAMING_MAX_RAW_FILE_MB", "64")
     assert load_settings(vault.root).max_raw_file_mb == 64
+
+
+def test_the_read_time_limit_of_a_raw_file_comes_from_the_file_then_the_environment(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert load_settings(vault.root).raw_read_timeout_s == 300
+    (vault.state / "config.toml").write_text("raw_read_timeout_s = 600\n")
+    assert load_settings(vault.root).raw_read_timeout_s == 600
+    monkeypatch.setenv("DREAMING_RAW_READ_TIMEOUT_S", "2.5")
+    assert load_settings(vault.root).raw_read_timeout_s == 2.5
 
 
 @pytest.mark.parametrize(

@@ -204,3 +204,73 @@ with run_lock(Vault.open(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)
 """
+
+
+STUCK_INGEST = """
+import sys, time
+import dreaming.raw
+from dreaming.raw import deadline
+from watcher.cli import cli
+
+def stuck_on_one(real):
+    def read(path, text):
+        while path.name == "stuck.md":  # a reader that never ends but for its time limit
+            time.sleep(0.05)
+            deadline.check()
+        return real(path, text)
+    return read
+
+for source, real in list(dreaming.raw._READERS.items()):
+    dreaming.raw._READERS[source] = stuck_on_one(real)
+cli(["ingest", "--vault", sys.argv[1]])
+"""
+
+
+@pytest.mark.timeout(90)
+def test_a_second_ingest_says_at_once_whom_it_waits_for_while_the_first_is_stuck(
+    tmp_path: Path,
+) -> None:
+    from dreaming.ledger.writer import current_holder
+
+    root = tmp_path / "v"
+    assert dreaming("init", str(root)).returncode == 0
+    (root / "Raw" / "stuck.md").write_text(raw_note(("user", "hi"), ("assistant", "hello")))
+    (root / "Raw" / "fine.md").write_text(raw_note(("user", "yes"), ("assistant", "no")))
+    env = {k: v for k, v in os.environ.items() if k != "DREAMING_VAULT"}
+    env["DREAMING_RAW_READ_TIMEOUT_S"] = "6"
+    # This checkout's code, whichever one the console script was installed from.
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    first = subprocess.Popen(
+        [sys.executable, "-c", STUCK_INGEST, str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    ledger = root / ".dreaming" / "ledger.sqlite"
+    while (holder := current_holder(ledger)) is None or holder.pid != first.pid:
+        assert first.poll() is None, first.communicate()
+    second = subprocess.Popen(
+        [str(DREAMING), "ingest", "--vault", str(root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert second.stderr is not None
+    said = second.stderr.readline()
+    first_still_stuck = first.poll() is None
+    first_out, first_err = first.communicate(timeout=60)
+    second_out, second_err = second.communicate(timeout=60)
+    assert first_still_stuck
+    assert said.startswith(
+        f"dreaming: {ledger}: waiting up to 30 s for the ledger: pid {first.pid} "
+        "(dreaming ingest, writing since "
+    )
+    assert said.endswith(" s ago) is writing it\n")
+    assert "dreaming: Raw/stuck.md: reading it took over 6 s" in first_err
+    assert "1 ingested" in first_out
+    assert "1 failed" in first_out
+    assert second.returncode == 0, second_err
+    assert second_err == ""
+    assert "0 ingested, 2 unchanged" in second_out

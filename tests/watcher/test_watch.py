@@ -97,7 +97,9 @@ def test_a_file_that_reads_too_long_is_given_up_and_the_next_file_still_goes_in(
     started = time.perf_counter()
     read_transcript(long_chat)
     whole = time.perf_counter() - started
-    (vault.state / "config.toml").write_text(f"raw_read_timeout_s = {whole / 10}\n", encoding="utf-8")
+    (vault.state / "config.toml").write_text(
+        f"raw_read_timeout_s = {whole / 10}\n", encoding="utf-8"
+    )
     with watched(vault) as w:
         shutil.copy(long_chat, vault.raw / "long-chat.md")
         slow = w.reaction(lambda r: r.path == "Raw/long-chat.md")

@@ -158,8 +158,7 @@ def test_a_fault_in_a_statement_leaves_the_ledger_as_a_ledger_error(tmp_path: Pa
 
 def test_a_ledger_another_process_holds_is_unavailable_and_says_so(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite"
-    with Ledger(path) as ledger, Ledger(path, patience=0) as other:
-        with ledger.transaction():
-            watermarks.put(ledger, "a", "b", "2026-01-01T00:00:00+00:00")
-            with pytest.raises(LedgerUnavailable, match="which is still writing the ledger"):
-                other.db.execute("BEGIN IMMEDIATE")
+    with Ledger(path) as ledger, Ledger(path, patience=0) as other, ledger.transaction():
+        watermarks.put(ledger, "a", "b", "2026-01-01T00:00:00+00:00")
+        with pytest.raises(LedgerUnavailable, match="which is still writing the ledger"):
+            other.db.execute("BEGIN IMMEDIATE")

@@ -76,8 +76,10 @@ def test_a_writer_that_gives_up_names_the_holder_and_what_to_do(
     said = str(refused.value)
     assert said.startswith(f"{path}: gave up after 0 s waiting for pid {os.getpid()} ")
     assert "(dreaming ingest, writing since " in said
-    assert said.endswith(f"which is still writing the ledger; wait for it to finish "
-                         f"(or stop it: kill {os.getpid()}), then retry")
+    assert said.endswith(
+        f"which is still writing the ledger; wait for it to finish "
+        f"(or stop it: kill {os.getpid()}), then retry"
+    )
     assert "\n" not in said
 
 
@@ -97,9 +99,7 @@ def test_a_long_wait_is_said_again_every_so_often(
     assert all("of 1 s): pid " in line for line in still)
 
 
-def test_a_write_outside_a_transaction_waits_and_says_so_too(
-    path: Path, holding: Ledger
-) -> None:
+def test_a_write_outside_a_transaction_waits_and_says_so_too(path: Path, holding: Ledger) -> None:
     heard: list[str] = []
     with waiting_writer(path, heard, 0.3) as waiting, pytest.raises(LedgerUnavailable):
         watermarks.put(waiting, "alone", "1", NOW)
