@@ -265,7 +265,7 @@ def _error(line: str) -> CallToolResult:
 
 def serve_mcp(vault_path: Path | None) -> None:
     """Serve the vault's tools on stdin/stdout until the client closes them."""
-    with App.open(vault_path) as app:
+    with App.open(vault_path, command="dreaming mcp") as app:
         reader = Reader(app.vault, app.ledger)
         # A server lives for a whole agent session: file events tell it which
         # articles changed instead of a check of every file once a second.

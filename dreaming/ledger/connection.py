@@ -146,6 +146,15 @@ class Ledger:
         _refuse_links(path)
         self.writer: WriterLock | None = None
         try:
+            self._open(read_only, command, notice, patience)
+        except BaseException:
+            if self.writer is not None:
+                self.writer.close()
+            raise
+
+    def _open(self, read_only: bool, command: str, notice: Notice | None, patience: float) -> None:
+        path = self.path
+        try:
             if read_only:
                 uri = f"{path.absolute().as_uri()}?mode=ro"
                 self.db = self._guard(
