@@ -25,12 +25,14 @@ from bench.machine import cpu  # noqa: E402
 MESSAGE = "We should index the vault nightly and keep every word the person wrote. " * 20
 
 
-def markdown(f: object, size: int) -> str:
-    return _turns(f, size, "# User\n\n{}\n\n# Assistant\n\n{}\n\n"), "chat.md"  # type: ignore[return-value]
+def markdown(f: object, size: int) -> tuple[None, str]:
+    _turns(f, size, "# User\n\n{}\n\n# Assistant\n\n{}\n\n")
+    return None, "chat.md"
 
 
-def canonical(f: object, size: int) -> str:
-    return _turns(f, size, "## user\n\n{}\n\n## assistant\n\n{}\n\n"), "chat.md"  # type: ignore[return-value]
+def canonical(f: object, size: int) -> tuple[None, str]:
+    _turns(f, size, "## user\n\n{}\n\n## assistant\n\n{}\n\n")
+    return None, "chat.md"
 
 
 def _turns(f: object, size: int, turn: str) -> None:
@@ -45,7 +47,9 @@ def chatgpt(f: object, size: int) -> tuple[None, str]:
     f.write("[")  # type: ignore[attr-defined]
     written, k = 0, 0
     while written < size:
-        mapping = {"r": {"id": "r", "message": None, "parent": None, "children": ["m0"]}}
+        mapping: dict[str, dict[str, object]] = {
+            "r": {"id": "r", "message": None, "parent": None, "children": ["m0"]}
+        }
         for i in range(40):
             mapping[f"m{i}"] = {
                 "id": f"m{i}",
@@ -120,7 +124,11 @@ def codex(f: object, size: int) -> tuple[None, str]:
         }
 
     meta = {"id": "019b64e5-0000-7000-8000-000000000000", "cwd": "/home/ada/src/dreaming"}
-    head = {"timestamp": "2025-12-28T12:18:30.000Z", "type": "session_meta", "payload": meta}
+    head: dict[str, object] = {
+        "timestamp": "2025-12-28T12:18:30.000Z",
+        "type": "session_meta",
+        "payload": meta,
+    }
     _jsonl(f, size, head, record)
     return None, "rollout-2025-12-28T12-18-30-019b64e5.jsonl"
 
