@@ -104,9 +104,16 @@ class WriterLock:
 
     def _open(self) -> int:
         if self._fd is None:
+            path = lock_path(self.ledger)
             try:
-                self._fd = os.open(lock_path(self.ledger), os.O_RDWR | os.O_CREAT, 0o644)
+                # Never through a link: the lock must not make or hold a file elsewhere.
+                self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             except OSError as e:
+                if os.path.islink(path):
+                    raise LedgerUnavailable(
+                        f"{path}: a link; dreaming keeps the ledger's lock only in a real "
+                        "file, so delete the link, then run again"
+                    ) from e
                 raise LedgerUnavailable(
                     f"{lock_path(self.ledger)}: cannot open the ledger's lock "
                     f"({e.strerror or e}); check the folder's permissions"
@@ -150,7 +157,7 @@ class WriterLock:
 def current_holder(ledger: Path) -> Holder | None:
     """Who holds the ledger's write lock now, as its file says (None: nobody says)."""
     try:
-        fd = os.open(lock_path(ledger), os.O_RDONLY)
+        fd = os.open(lock_path(ledger), os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return None
     try:

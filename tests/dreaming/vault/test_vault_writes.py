@@ -94,6 +94,17 @@ def test_the_ledgers_write_ahead_log_is_never_a_link(vault: Vault, tmp_path: Pat
     assert not (tmp_path / "wal").exists()
 
 
+def test_the_ledgers_writer_lock_is_never_a_link(vault: Vault, tmp_path: Path) -> None:
+    lock = vault.ledger_path.with_name("ledger.lock")
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(tmp_path / "lock")
+    with pytest.raises(DreamingError) as e:
+        with Ledger(vault.ledger_path) as ledger, ledger.transaction():
+            pass
+    assert "ledger.lock: a link" in one_line(e)
+    assert not (tmp_path / "lock").exists()
+
+
 def test_the_run_lock_is_never_taken_through_a_link(vault: Vault, tmp_path: Path) -> None:
     lock = vault.state / "run.lock"
     lock.unlink(missing_ok=True)
