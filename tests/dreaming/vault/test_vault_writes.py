@@ -98,9 +98,12 @@ def test_the_ledgers_writer_lock_is_never_a_link(vault: Vault, tmp_path: Path) -
     lock = vault.ledger_path.with_name("ledger.lock")
     lock.unlink(missing_ok=True)
     lock.symlink_to(tmp_path / "lock")
-    with pytest.raises(DreamingError) as e:
-        with Ledger(vault.ledger_path) as ledger, ledger.transaction():
-            pass
+    with (
+        pytest.raises(DreamingError) as e,
+        Ledger(vault.ledger_path) as ledger,
+        ledger.transaction(),
+    ):
+        pass
     assert "ledger.lock: a link" in one_line(e)
     assert not (tmp_path / "lock").exists()
 
