@@ -6,13 +6,9 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
-import dreaming.model
 from dreaming.checks.status import status
 from dreaming.config import Settings
 from dreaming.ledger import Ledger, article_index, chunks, conversations, subjects
-from dreaming.model import TextModel
 from dreaming.vault import Vault
 from stages.runner.pipeline import run_night
 from tests.rule_model import RuleModel
@@ -25,17 +21,6 @@ TALK = raw_note(
     ("user", "And what about the `requests` library timing out in Python?"),
     ("assistant", "Pass a timeout to requests.get and retry with backoff."),
 )
-
-
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> RuleModel:
-    rule = RuleModel()
-
-    def load(spec: str) -> TextModel:
-        return rule
-
-    monkeypatch.setattr(dreaming.model, "load", load)
-    return rule
 
 
 def night(vault: Vault) -> int:

@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import dreaming.model
 from dreaming.article import parse
 from dreaming.config import Settings
-from dreaming.model import TextModel
 from dreaming.vault import Vault
 from stages.runner.pipeline import run_night
 from stages.runner.report import NightReport
@@ -44,17 +42,6 @@ SAID = ("preheated cast iron pot", "cool on a rack for an hour")
 """What each of NEWS adds to the article once woven in."""
 GROWN = "It keeps well. " * 60
 STUCK = "dreaming cannot edit it"
-
-
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> RuleModel:
-    rule = RuleModel()
-
-    def load(spec: str) -> TextModel:
-        return rule
-
-    monkeypatch.setattr(dreaming.model, "load", load)
-    return rule
 
 
 def night(vault: Vault) -> NightReport:

@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import dreaming.model
 from dreaming.config import Settings
 from dreaming.ledger import Ledger
-from dreaming.model import TextModel
 from dreaming.vault import Vault
 from stages.jobs.ingest import ingest
 from stages.runner.pipeline import run_night
@@ -27,17 +25,6 @@ from tests.support import drop
 from watcher.app import App
 
 pytestmark = pytest.mark.slow  # a whole night
-
-
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> RuleModel:
-    rule = RuleModel()
-
-    def load(spec: str) -> TextModel:
-        return rule
-
-    monkeypatch.setattr(dreaming.model, "load", load)
-    return rule
 
 
 def _said() -> str:
