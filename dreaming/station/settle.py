@@ -278,7 +278,11 @@ def git_head(repo: VaultRepo) -> str:
 
 def article_stems(vault: Vault) -> list[str]:
     try:
-        return sorted(p.stem for p in vault.articles.glob("*.md") if p.is_file())
+        # A link is no article (every reader of articles/ refuses one), so it is no name
+        # the card may point at either.
+        return sorted(
+            p.stem for p in vault.articles.glob("*.md") if p.is_file() and not p.is_symlink()
+        )
     except OSError:
         return []
 

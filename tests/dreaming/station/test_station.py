@@ -19,7 +19,7 @@ from dreaming.errors import RefusedFileError
 from dreaming.ledger import Ledger
 from dreaming.query.reindex import reindex
 from dreaming.station.notes import note_id
-from dreaming.station.settle import Changed, git_head, index_path, look, settle
+from dreaming.station.settle import Changed, article_stems, git_head, index_path, look, settle
 from dreaming.vault import OwnWrites, Vault
 from dreaming.vault.repo import VaultRepo
 from watcher.cli import cli
@@ -372,3 +372,13 @@ def test_look_on_a_named_pipe_for_notes_is_one_line_not_a_wait(vault: Vault) -> 
     os.mkfifo(vault.root / "NOTES.md")
     with pytest.raises(RefusedFileError, match=r"^NOTES\.md: a named pipe, not a file"):
         look(vault, "anything")
+
+
+def test_an_article_that_is_a_link_out_of_the_vault_is_no_article_of_the_station(
+    vault: Vault, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# Elsewhere\n", encoding="utf-8")
+    (vault.articles / "Elsewhere.md").symlink_to(outside)
+    (vault.articles / "Here.md").write_text("# Here\n", encoding="utf-8")
+    assert article_stems(vault) == ["Here"]
