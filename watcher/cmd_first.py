@@ -130,7 +130,8 @@ def _said(f: Found) -> str:
     if f.sessions is None:
         return f"found a ChatGPT export: {where}, {sized(f.size)}, saved {_day(f.last)}"
     count = f"more than {f.sessions:,}" if f.more else f"{f.sessions:,}"
-    line = f"found {_NAMES[f.source.kind]} history: {count} sessions in {where}, {sized(f.size)}"
+    sessions = "session" if f.sessions == 1 and not f.more else "sessions"
+    line = f"found {_NAMES[f.source.kind]} history: {count} {sessions} in {where}, {sized(f.size)}"
     if f.first is not None and f.last is not None:
         line += f", {_day(f.first)} → {_day(f.last)}"
     if f.problem:

@@ -159,3 +159,12 @@ def test_init_without_a_terminal_looks_for_nothing_unless_asked(home: Path, tmp_
     done = dreaming(home, "init", str(tmp_path / "v"))
     assert done.returncode == 0, done.stderr
     assert "Claude Code" not in done.stdout
+
+
+def test_one_session_found_is_said_as_one_session(
+    home: Path, app: App, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude_projects(home, {"bread": 1})
+    offer_history(app, Person(False, False))
+    said = " ".join(capsys.readouterr().out.split())
+    assert "found Claude Code history: 1 session in" in said
