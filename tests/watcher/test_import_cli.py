@@ -261,7 +261,8 @@ def assert_whole_copies(vault: Vault, sources: dict[str, Path]) -> None:
         name = rel.removeprefix("claude-code/")
         assert name in sources, f"an unexpected file in Raw/: {rel}"
         assert data == sources[name].read_bytes(), f"{rel} is not a whole copy"
-    assert not [p for p in vault.raw.rglob(".*")], "a hidden temp file in Raw/"
+    hidden = [p for p in vault.raw.rglob(".*") if p != vault.raw / ".gitignore"]
+    assert not hidden, "a hidden temp file in Raw/"
 
 
 def killed_and_resumed(vault: Vault, home: Path, sources: dict[str, Path], delay: float) -> None:

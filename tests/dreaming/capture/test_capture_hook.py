@@ -132,7 +132,7 @@ def test_a_bad_payload_exits_0_and_is_one_log_line(
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     [line] = hook_log(vault.root)
     assert said in line
-    assert list((vault.raw).iterdir()) == [vault.raw / "README.md"]
+    assert sorted(p.name for p in vault.raw.iterdir()) == [".gitignore", "README.md"]
 
 
 def test_a_longer_transcript_replaces_the_copy_and_a_shorter_one_never_does(
@@ -461,5 +461,5 @@ def test_a_raw_folder_that_is_a_link_is_not_written_through(vault: Vault, tmp_pa
     home = tmp_path / "home"
     folder = claude_projects(home)
     assert fire_claude(vault.root, session_end(folder / f"{SESSION}.jsonl"), home).returncode == 0
-    assert sorted(p.name for p in elsewhere.iterdir()) == ["README.md"]
+    assert sorted(p.name for p in elsewhere.iterdir()) == [".gitignore", "README.md"]
     assert "is a link" in hook_log(vault.root)[0]

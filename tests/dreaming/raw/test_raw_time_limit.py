@@ -26,17 +26,28 @@ def big_file(tmp_path: Path, name: str, size: int = 8 * MB) -> Path:
     return real
 
 
+ROUNDS = 3
+"""Each time is the best of a few: one slow round on a shared machine is its noise, not
+the reader's."""
+
+
 def seconds_to_read(path: Path) -> float:
-    started = time.perf_counter()
-    read_transcript(path)
-    return time.perf_counter() - started
+    best = float("inf")
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        read_transcript(path)
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def seconds_until_cut(path: Path, limit: float) -> float:
-    started = time.perf_counter()
-    with time_limit(path, limit), pytest.raises(ReadTooSlow):
-        read_transcript(path)
-    return time.perf_counter() - started
+    best = float("inf")
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        with time_limit(path, limit), pytest.raises(ReadTooSlow):
+            read_transcript(path)
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))
