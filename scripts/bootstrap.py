@@ -53,13 +53,19 @@ def ensure_venv(*extras: str) -> Path:
     say("installing dreaming and its dependencies (first run: a minute or two)")
     run([str(PYTHON), "-m", "pip", "install", "-q", "--upgrade", "pip"])
     target = f".[{','.join(wanted)}]" if wanted else "."
-    run([str(PYTHON), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT)
+    # setuptools warns about every editable install ("be careful with folders … of the
+    # same name"), which is how this checkout is meant to be used: a person's first
+    # command shows what happens, not a builder's advice. pip's own errors still show.
+    quiet = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    run([str(PYTHON), "-m", "pip", "install", "-q", "-e", target], cwd=ROOT, env=quiet)
     stamp.write_text(f"{digest} {','.join(wanted)}")
     return PYTHON
 
 
-def run(cmd: list[str], cwd: Path | None = None, check: bool = True) -> int:
-    code = subprocess.call(cmd, cwd=cwd)
+def run(
+    cmd: list[str], cwd: Path | None = None, check: bool = True, env: dict[str, str] | None = None
+) -> int:
+    code = subprocess.call(cmd, cwd=cwd, env=env)
     if check and code != 0:
         sys.exit(f"failed ({code}): {' '.join(cmd)}")
     return code
