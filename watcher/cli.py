@@ -111,7 +111,7 @@ def ingest(vault_path: Path | None, files: tuple[Path, ...]) -> None:
     for rel, reason in report.failed + report.pending:
         err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
     out.print(
-        f"{report.files} files in {time.monotonic() - started:.1f} s: {report.ingested} "
+        f"{counted(report.files, 'file')} in {time.monotonic() - started:.1f} s: {report.ingested} "
         f"ingested, {report.unchanged} unchanged, "
         f"{report.empty} without conversations, {len(report.failed)} failed, "
         f"{len(report.pending)} pending; {report.conversations_new} new and "

@@ -159,7 +159,7 @@ def bring_in(
         for rel, reason in read.failed + read.pending:
             err.print(f"dreaming: {shown(rel)}: {shown(reason)}", markup=False)
         out.print(
-            f"ingested {read.files} files: {read.conversations_new} new and "
+            f"ingested {counted(read.files, 'file')}: {read.conversations_new} new and "
             f"{read.conversations_updated} updated conversations, {read.messages_added} "
             f"messages, {read.redactions} secrets redacted",
             markup=False,

@@ -23,7 +23,7 @@ from dreaming.raw.folder import not_a_candidate
 from stages.jobs.ingest import IngestReport, forget, ingest
 from watcher.app import App
 from watcher.changes import route_of
-from watcher.console import shown
+from watcher.console import counted, shown
 from watcher.reactions import UNIT_FAULTS, Reaction, Say, trouble
 
 RAW = "Raw"
@@ -199,7 +199,7 @@ class RawRoute:
             Reaction(
                 "raw",
                 RAW,
-                f"ingested {read} files ({report.conversations_new} new conversations, "
+                f"ingested {counted(read, 'file')} ({report.conversations_new} new conversations, "
                 f"{report.conversations_updated} grown)",
             )
         )

@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from dreaming.ledger import Ledger, runs
-from tests.support import raw_note
+from dreaming.vault import Vault
+from tests.support import drop, raw_note
+from watcher.cli import cli
 
 DREAMING = Path(sys.executable).parent / "dreaming"
 
@@ -274,3 +277,9 @@ def test_a_second_ingest_says_at_once_whom_it_waits_for_while_the_first_is_stuck
     assert second.returncode == 0, second_err
     assert second_err == ""
     assert "0 ingested, 2 unchanged" in second_out
+
+
+def test_one_file_ingested_is_said_as_one_file(vault: Vault) -> None:
+    drop(vault, "talk.md", "**User:** How long does bread proof?\n\n**Assistant:** An hour.\n")
+    said = CliRunner().invoke(cli, ["ingest", "--vault", str(vault.root)]).output
+    assert " ".join(said.split()).startswith("1 file in ")
