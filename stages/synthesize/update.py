@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from dreaming.article import Article, Part, check, claims, normalize, parse, stem_for_title
-from dreaming.article.document import NOTES, REFERENCES, SEE_ALSO, tail_rank
+from dreaming.article.document import LEAD, NOTES, REFERENCES, SEE_ALSO, tail_rank
 from dreaming.article.fences import detect_eol
 from dreaming.article.markup import MARKER, conv_hashes, definitions, markers, parse_footnote, words
 from dreaming.article.queries import article_markers, footnote_defs, prose
@@ -186,11 +186,14 @@ def _gist(source: Source) -> str:
 def _targets(article: Article) -> list[_Target]:
     """Every `##` body section but History: a History line records a change, so adding
     to it would blur the trace; the lead says what the subject is, and a delta adds to
-    the body (a stub with no section gets a new one)."""
+    the body (a stub with no section gets a new one). A heading that names nothing
+    (`## [^2]`) addresses the lead, so its section is no target either."""
     return [
         _target(s.heading, split_body(s.body))
         for s in article.sections
-        if s.level == 2 and not tail_rank(s) and heading_key(s.heading) != heading_key(HISTORY)
+        if s.level == 2
+        and not tail_rank(s)
+        and heading_key(s.heading) not in (heading_key(HISTORY), LEAD)
     ]
 
 

@@ -329,6 +329,16 @@ def test_the_history_section_is_never_routed() -> None:
     assert ("route", "History") not in editor.asked
 
 
+def test_a_section_with_no_name_is_never_routed() -> None:
+    # `## [^2]` names nothing: addressed by its heading it is the lead, so a paragraph
+    # meant for it would land in the lead.
+    old = OLD.replace("## References", "## [^2]\n\nIt was first bought plain.[^2]\n\n## References")
+    editor = Editor(route={"[^2]"}, drafts={"[^2]": "The bracket is painted black."})
+    r = _revise(editor, text=old)
+    assert ("route", "[^2]") not in editor.asked
+    assert r is None or parse(r.text).lead == parse(old).lead
+
+
 def test_unsure_whether_changed_or_mistaken_is_taken_as_changed() -> None:
     drafted = "The person uses a black bracket now."
     editor = Editor(route={"Choice"}, drafts={"Choice": drafted}, conflict="yes", kind="unsure")
