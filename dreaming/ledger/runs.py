@@ -111,8 +111,8 @@ class RunPace:
 
 READING_STAGES = ("segment", "extract")
 _READING = (
-    "(SELECT coalesce(sum(m.seconds), 0) FROM model_calls m "
-    "WHERE m.run_id = runs.id AND m.stage IN ('segment', 'extract'))"
+    "(SELECT coalesce(sum(m.seconds), 0) FROM model_calls m WHERE m.run_id = runs.id "
+    f"AND m.stage IN ({', '.join(repr(stage) for stage in READING_STAGES)}))"
 )
 
 

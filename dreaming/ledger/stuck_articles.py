@@ -40,6 +40,12 @@ def note(ledger: Ledger, stuck: Stuck) -> bool:
     return True
 
 
+def noted(ledger: Ledger, stem: str) -> bool:
+    """Whether `stem` is remembered as stuck (a read: most articles never are)."""
+    row = ledger.db.execute("SELECT 1 FROM stuck_articles WHERE stem = ?", (stem,)).fetchone()
+    return row is not None
+
+
 def clear(ledger: Ledger, stem: str) -> None:
     """Forget `stem`: an edit can pass the gate on it now."""
     ledger.db.execute("DELETE FROM stuck_articles WHERE stem = ?", (stem,))

@@ -159,12 +159,15 @@ class Writer:
         gate, in one line for the person, or None when one can. The ledger remembers the
         bytes, so the run report says it once, not every night until the person fixes it."""
         why = what_to_fix(text, stem)
+        if why is None:
+            # Every unit of every article asks: a write only for the rare one remembered.
+            if stuck_articles.noted(self._ledger, stem):
+                with self._ledger.transaction():
+                    stuck_articles.clear(self._ledger, stem)
+            return None
         with self._ledger.transaction():
-            if why is None:
-                stuck_articles.clear(self._ledger, stem)
-            else:
-                found = Stuck(stem, checksum(data), why, self._run_id, utc_now())
-                stuck_articles.note(self._ledger, found)
+            found = Stuck(stem, checksum(data), why, self._run_id, utc_now())
+            stuck_articles.note(self._ledger, found)
         return why
 
     def _write(self, edit: Edit, target: Target) -> Outcome:
