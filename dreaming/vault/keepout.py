@@ -36,11 +36,10 @@ RULES: dict[str, bytes] = {
 ALLOWED = frozenset({*RULES, "Raw/README.md", f"{STATE_DIR}/session-notes.json"})
 """The only files of those folders git may hold."""
 
+RAW_PROBES = ("Raw/a.jsonl", "Raw/a.json", "Raw/a.md", "Raw/sub/a.jsonl")
+"""Names a transcript in Raw/ may have: each must be ignored."""
 PROBES = (
-    "Raw/a.jsonl",
-    "Raw/a.json",
-    "Raw/a.md",
-    "Raw/sub/a.jsonl",
+    *RAW_PROBES,
     f"{STATE_DIR}/ledger.sqlite",
     f"{STATE_DIR}/ledger.sqlite-wal",
     f"{STATE_DIR}/import/a.jsonl",
@@ -80,7 +79,8 @@ def leaks(repo: VaultRepo) -> list[Leak]:
         if rel not in ALLOWED
     ]
     if not found:
-        found = [Leak(rel, "would not be ignored") for rel in PROBES if not repo.is_ignored(rel)]
+        kept_out = repo.ignored(PROBES)
+        found = [Leak(rel, "would not be ignored") for rel in PROBES if rel not in kept_out]
     return found
 
 

@@ -410,15 +410,20 @@ class VaultRepo:
         out = self._git("ls-files", "-z", *extra, "--", *folders)
         return [name for name in out.split("\0") if name]
 
-    def is_ignored(self, rel: str) -> bool:
-        """Whether git's ignore rules (any .gitignore, info/exclude) keep `rel` out."""
+    def ignored(self, rels: Sequence[str]) -> set[str]:
+        """Which of `rels` git's ignore rules (any .gitignore, info/exclude) keep out:
+        one `git check-ignore` for all of them."""
+        if not rels:
+            return set()
         try:
-            self.repo.git.execute(["git", "check-ignore", "-q", "--no-index", "--", rel])
+            out: str = self.repo.git.execute(
+                ["git", "check-ignore", "--no-index", "--", *rels], strip_newline_in_stdout=False
+            )
         except git.GitCommandError as e:
             if e.status == 1:
-                return False
+                return set()
             raise GitError(f"{self.root}: git check-ignore failed: {git_said(e)}") from e
-        return True
+        return set(out.splitlines())
 
     def git_path(self, name: str) -> Path:
         """Where git keeps `name` (`info/exclude`, `index.lock`), worktrees included."""

@@ -43,8 +43,6 @@ TRANSCRIPT_NOTE = (
 )
 TRANSCRIPT_RULES = ("Raw/*", "!Raw/README.md")
 # Transcript-like names: when git ignores them all, the rules are already in place.
-RAW_PROBES = ("Raw/a.jsonl", "Raw/a.json", "Raw/a.md", "Raw/sub/a.jsonl")
-
 CONFIG_TEMPLATE = """\
 # dreaming settings for this vault on this machine (not committed).
 # model: a spec string, see `dreaming model list`:
@@ -258,7 +256,11 @@ def _keep_out_of_git(repo: VaultRepo, first: bool) -> None:
     before = exclude.read_text(encoding="utf-8") if exclude.exists() else ""
     lines = _state_rules(before.splitlines())
     wanted = [] if STATE_RULES[0] in lines else list(STATE_RULES)
-    if first and TRANSCRIPT_NOTE not in lines and not all(map(repo.is_ignored, RAW_PROBES)):
+    if (
+        first
+        and TRANSCRIPT_NOTE not in lines
+        and repo.ignored(keepout.RAW_PROBES) != set(keepout.RAW_PROBES)
+    ):
         wanted += [TRANSCRIPT_NOTE, *TRANSCRIPT_RULES]
     text = "".join(line + "\n" for line in [*lines, *wanted])
     if text != before:
