@@ -29,7 +29,7 @@ from watcher.cmd_reclaim import reclaim
 from watcher.cmd_station import station
 from watcher.cmd_watch import print_watcher, service, through_watcher, watch, watcher_doc
 from watcher.console import command_app, counted, err, file_bar, out, shown, vault_option
-from watcher.night import NightRequest
+from watcher.night import NightRequest, run_lock_holder
 from watcher.progress import night_view
 
 if TYPE_CHECKING:
@@ -137,6 +137,9 @@ def status(vault_path: Path | None, as_json: bool) -> None:
     doc["git_leaks"] = git_leaks(app.vault)
     doc["backlog_estimate"] = backlog_doc(app.ledger, app.settings)
     doc["watcher"] = watcher_doc(app.vault)
+    last = doc["last_run"]
+    if last is not None:
+        last["abandoned"] = last["status"] == "running" and run_lock_holder(app.vault) is None
     if as_json:
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
         return
@@ -401,6 +404,13 @@ def _print_status(doc: StatusDoc) -> None:
         out.print("Last run: never")
     else:
         out.print(f"Last run: {run['kind']} {run['id']} at {run['started_at']}: {run['status']}")
+        if run.get("abandoned"):
+            out.print(
+                "  but no dreaming process runs it any more: it stopped without finishing "
+                "(killed, or the machine went down); the next run marks it interrupted and "
+                "takes up where it stopped",
+                markup=False,
+            )
         if run["units"]:
             done = sum(u["done"] for u in run["units"].values())
             out.print(

@@ -71,6 +71,10 @@ class RunDoc(TypedDict):
     commits: int
     noops: int
     failures: int
+    abandoned: NotRequired[bool]
+    """Added by the command (always), which asks the vault's run lock: True for a run still
+    `running` in the ledger that no process holds the lock of (killed, or the machine
+    went down); the next run marks it interrupted and takes up where it stopped."""
 
 
 class BacklogDoc(TypedDict):

@@ -23,6 +23,7 @@ from dreaming.ledger import Ledger, runs
 from dreaming.ledger.model_calls import StageUsage
 from dreaming.model import load
 from dreaming.vault import Vault
+from dreaming.vault.lock import run_lock
 from stages.jobs.ingest import ingest
 from tests.support import raw_note
 from watcher.cli import cli
@@ -118,3 +119,23 @@ def test_status_estimates_the_backlog_in_model_time_and_nights_from_the_last_nig
         "write up a conversation)" in flat
     )
     assert "about 90 s of model time, about 2 nights of 03:00-03:01." in flat
+
+
+def test_a_night_killed_mid_run_is_said_to_have_stopped_not_to_run(
+    vault: Vault, ledger: Ledger
+) -> None:
+    runs.put(ledger, runs.Run("killed", "night", "2026-03-02T03:00:00+00:00", None, "running"))
+    shown = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)]).output
+    flat = " ".join(shown.split())
+    assert "Last run: night killed at 2026-03-02T03:00:00+00:00: running" in flat
+    assert "no dreaming process runs it any more" in flat
+    assert json.loads(
+        CliRunner().invoke(cli, ["status", "--vault", str(vault.root), "--json"]).output
+    )["last_run"]["abandoned"]
+
+
+def test_a_night_still_running_is_not_said_to_have_stopped(vault: Vault, ledger: Ledger) -> None:
+    runs.put(ledger, runs.Run("live", "night", "2026-03-02T03:00:00+00:00", None, "running"))
+    with run_lock(vault):
+        shown = CliRunner().invoke(cli, ["status", "--vault", str(vault.root)]).output
+    assert "no dreaming process runs it" not in " ".join(shown.split())
