@@ -239,7 +239,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "card",
         (),
-        re.compile(r"[2-6](?<![0-9][2-6])[0-9](?:[ -]?+[0-9]){11,17}+(?![0-9])"),
+        # Never inside a word (a hex name's digits), but right after an escape (`\n`).
+        re.compile(
+            r"[2-6](?:(?<![0-9A-Za-z][2-6])|(?<=\\[nrt][2-6]))[0-9](?:[ -]?+[0-9]){11,17}+"
+            r"(?![0-9A-Za-z])"
+        ),
         judge.card,
     ),
     Rule("password", ("://",), re.compile(r"://(?<=[A-Za-z0-9+.-]://)"), judge.url_password),

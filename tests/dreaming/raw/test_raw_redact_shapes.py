@@ -186,6 +186,12 @@ def test_no_git_sha_is_taken_for_an_aws_secret(sha: str) -> None:
     assert redact(text) == (text, 0)
 
 
+def test_digits_inside_a_hex_name_are_no_card() -> None:
+    # Hypothesis found it: 16 Luhn-valid digits between two hex letters of a git SHA.
+    text = "git show 000000000000000a6475152740518198a0000000"
+    assert redact(text) == (text, 0)
+
+
 # --- kinds the rules did not cover -------------------------------------------------------
 
 
