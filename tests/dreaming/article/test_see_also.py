@@ -49,10 +49,14 @@ def test_a_conversation_crowds_cite_relates_no_two_of_them() -> None:
 
 
 def seconds(n: int) -> float:
+    """The fastest of three runs: timing compares sizes, not the machine's pauses."""
     crowd = {f"A{i}": frozenset({"x", f"y{i % 40}"}) for i in range(n)}
-    start = time.perf_counter()
-    neighbours(crowd)
-    return time.perf_counter() - start
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        neighbours(crowd)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 @pytest.mark.slow  # timing

@@ -212,7 +212,8 @@ def _seconds(text: str) -> float:
 def test_tighten_time_grows_about_linearly_with_the_article() -> None:
     small, large = _long(6), _long(48)
     once = min(_seconds(small) for _ in range(3))
-    assert _seconds(large) < 24 * once  # 8x the text: 8x the time, with room for noise
+    # the best of three each way: one pause of the machine once made a linear 8x read as 90x
+    assert min(_seconds(large) for _ in range(3)) < 24 * once  # 8x the text: 8x the time
 
 
 def _one_long_word(n: int) -> str:

@@ -224,10 +224,13 @@ def test_a_choice_needs_plain_options(options: tuple[str, ...]) -> None:
 def test_validation_is_linear_in_the_answer(constraint: Constraint, unit: str) -> None:
     def seconds(n: int) -> float:
         text = unit * n
-        started = time.perf_counter()
-        with pytest.raises(ValueError, match="not"):
-            constraint.accept(text)
-        return time.perf_counter() - started
+        best = float("inf")
+        for _ in range(3):  # the fastest of three: sizes are compared, not the machine's pauses
+            started = time.perf_counter()
+            with pytest.raises(ValueError, match="not"):
+                constraint.accept(text)
+            best = min(best, time.perf_counter() - started)
+        return best
 
     seconds(1000)
     small, large = seconds(10_000), seconds(80_000)
