@@ -3,8 +3,6 @@ that lists them, added to and never taken from."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +13,7 @@ from dreaming.article.queries import see_also
 from dreaming.article.see_also import CAP, neighbours, with_see_also
 from dreaming.article.validate import problems
 from tests.support import STUB_ARTICLE as ARTICLE
-from tests.support import draws
+from tests.support import best_seconds, draws
 
 
 def test_articles_citing_one_conversation_are_each_others_neighbours() -> None:
@@ -49,14 +47,8 @@ def test_a_conversation_crowds_cite_relates_no_two_of_them() -> None:
 
 
 def seconds(n: int) -> float:
-    """The fastest of three runs: timing compares sizes, not the machine's pauses."""
     crowd = {f"A{i}": frozenset({"x", f"y{i % 40}"}) for i in range(n)}
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        neighbours(crowd)
-        best = min(best, time.perf_counter() - start)
-    return best
+    return best_seconds(lambda _: neighbours(crowd), "")
 
 
 @pytest.mark.slow  # timing

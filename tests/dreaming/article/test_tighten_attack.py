@@ -4,7 +4,6 @@ cut, lose, move or take quadratic time over."""
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -12,6 +11,7 @@ from dreaming.article import parse
 from dreaming.article.gate import check
 from dreaming.article.markup import markers
 from dreaming.article.tighten import repeats, without
+from tests.support import best_seconds
 
 REFS = (
     "## References\n\n[^1]: `conv:aaaa1111` (2026-03-01, claude-code) — a talk\n"
@@ -202,18 +202,11 @@ def _long(n: int) -> str:
     return article(LEAD, *sections)
 
 
-def _seconds(text: str) -> float:
-    start = time.perf_counter()
-    tightened(text)
-    return time.perf_counter() - start
-
-
 @pytest.mark.slow  # timing
 def test_tighten_time_grows_about_linearly_with_the_article() -> None:
     small, large = _long(6), _long(48)
-    once = min(_seconds(small) for _ in range(3))
-    # the best of three each way: one pause of the machine once made a linear 8x read as 90x
-    assert min(_seconds(large) for _ in range(3)) < 24 * once  # 8x the text: 8x the time
+    once = best_seconds(tightened, small)
+    assert best_seconds(tightened, large) < 24 * once  # 8x the text: 8x the time
 
 
 def _one_long_word(n: int) -> str:
@@ -224,5 +217,5 @@ def _one_long_word(n: int) -> str:
 @pytest.mark.slow  # timing
 def test_a_sentence_holding_one_huge_word_is_read_in_linear_time() -> None:
     small, large = _one_long_word(25_000), _one_long_word(100_000)
-    once = min(_seconds(small) for _ in range(3))
-    assert min(_seconds(large) for _ in range(3)) < 8 * once + 0.05
+    once = best_seconds(tightened, small)
+    assert best_seconds(tightened, large) < 8 * once + 0.05

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import string
-import time
 
 import numpy as np
 import pytest
 
 from dreaming.model.constraint import Choice, Constraint, Json, Lines, TokenChooser
+from tests.support import best_seconds
 
 EOS = 0
 ANCHOR = Json(
@@ -222,15 +222,12 @@ def test_a_choice_needs_plain_options(options: tuple[str, ...]) -> None:
     ],
 )
 def test_validation_is_linear_in_the_answer(constraint: Constraint, unit: str) -> None:
+    def refused(text: str) -> None:
+        with pytest.raises(ValueError, match="not"):
+            constraint.accept(text)
+
     def seconds(n: int) -> float:
-        text = unit * n
-        best = float("inf")
-        for _ in range(3):  # the fastest of three: sizes are compared, not the machine's pauses
-            started = time.perf_counter()
-            with pytest.raises(ValueError, match="not"):
-                constraint.accept(text)
-            best = min(best, time.perf_counter() - started)
-        return best
+        return best_seconds(refused, unit * n)
 
     seconds(1000)
     small, large = seconds(10_000), seconds(80_000)
