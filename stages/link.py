@@ -34,9 +34,9 @@ from stages.runner.contract import (
     StageName,
     Unit,
     UnitResult,
+    editable_article,
     read_article,
     unwritten,
-    writable_article,
 )
 from stages.runner.write import Edit
 
@@ -74,7 +74,9 @@ class LinkStage:
             yield Unit(stem, digest.hexdigest(), f"link {title_for_stem(stem)}")
 
     def run(self, ctx: StageContext, unit: Unit) -> UnitResult:
-        found = writable_article(ctx, unit.key)
+        # No model is asked, so whether the article is stuck is left to the write door
+        # (asked of every article first, it cost more than linking them).
+        found = editable_article(ctx, unit.key)
         if isinstance(found, UnitResult):
             return found
         writer, before, text = found

@@ -83,12 +83,22 @@ def read_article(vault: Vault, stem: str) -> tuple[bytes, str] | UnitResult:
 def writable_article(ctx: StageContext, stem: str) -> tuple[Writer, bytes, str] | UnitResult:
     """The run's writer and the unit's article, or what the unit comes to without them
     (a dry run writes nothing; see `read_article` and `stuck`)."""
+    found = editable_article(ctx, stem)
+    if isinstance(found, UnitResult):
+        return found
+    writer, data, text = found
+    return stuck(writer, stem, data, text) or found
+
+
+def editable_article(ctx: StageContext, stem: str) -> tuple[Writer, bytes, str] | UnitResult:
+    """`writable_article` without asking first whether the article is stuck: for a stage
+    that asks no model, the write door says so (`noop_stuck`) if its edit is refused."""
     if ctx.writer is None:
         return UnitResult("failed", "a dry run writes nothing")
     page = read_article(ctx.vault, stem)
     if isinstance(page, UnitResult):
         return page
-    return stuck(ctx.writer, stem, *page) or (ctx.writer, *page)
+    return (ctx.writer, *page)
 
 
 def stuck(writer: Writer, stem: str, data: bytes, text: str) -> UnitResult | None:
@@ -102,6 +112,8 @@ def unwritten(outcome: Outcome) -> UnitResult | None:
     """What a unit whose edit the write door did not take comes to (the gate or a
     person's edit refused it: rejected, retried; anything else: failed), or None when
     the edit stands written."""
+    if outcome.status == "noop_stuck":
+        return UnitResult("rejected", outcome.detail, stuck=True)
     if outcome.status in ("noop_rejected", "noop_conflict"):
         return UnitResult("rejected", outcome.detail)
     if outcome.status not in ("written", "unchanged"):

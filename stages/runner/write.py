@@ -40,8 +40,12 @@ from dreaming.vault.repo import VaultRepo
 WRITABLE = ("articles", "Log", "Talk")
 """The only folders the pipeline writes into."""
 
-Status = Literal["written", "unchanged", "noop_rejected", "noop_conflict", "refused", "failed"]
+Status = Literal[
+    "written", "unchanged", "noop_rejected", "noop_stuck", "noop_conflict", "refused", "failed"
+]
 """written; unchanged: the edit changes nothing; noop_rejected: the gate said no;
+noop_stuck: the gate says no to every edit of the article (`stuck`: the detail says
+what the person must fix);
 noop_conflict: a person changed the file since the edit read it (their text wins);
 refused: the target is no file the pipeline may write (an unsafe name, a link, a named
 pipe, too big); failed: the disk or git failed."""
@@ -224,6 +228,12 @@ class Writer:
         )
         if verdict.ok:
             return text
+        if old is not None and before is not None:
+            # Asked only now, not of every edit: most edits pass, and asking costs a
+            # normalize and a gate check (LINK, which writes every article, paid double).
+            why = self.stuck(stem, before, old)
+            if why is not None:
+                return Outcome("noop_stuck", target.rel, why, verdict.codes)
         at = utc_now()
         with self._ledger.transaction():
             for r in verdict.rejections:

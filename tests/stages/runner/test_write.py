@@ -103,6 +103,22 @@ def test_an_edit_made_from_the_text_on_disk_is_written(vault: Vault, writer: Wri
     assert BETTER in git(vault, "show", "HEAD:articles/Thing.md")
 
 
+def test_an_edit_of_an_article_no_edit_can_pass_says_what_to_fix_and_records_no_rejection(
+    vault: Vault, writer: Writer, ledger: Ledger
+) -> None:
+    page = committed_thing(vault, writer)
+    # The person cites a footnote they never define: the gate refuses every edit now.
+    broken = page.read_text(encoding="utf-8").replace("wood.[^2]", "wood.[^2] And more.[^9]")
+    page.write_text(broken, encoding="utf-8")
+    edit = Edit("Thing", broken.replace(HISTORY, BETTER), checksum(broken), ("History",), "link")
+    outcome = writer.write(edit)
+    assert outcome.status == "noop_stuck"
+    assert "[^9] is cited but never defined" in outcome.detail
+    assert "to fix:" in outcome.detail
+    assert page.read_text(encoding="utf-8") == broken
+    assert gate_rejections.of_run(ledger, RUN) == []
+
+
 def test_own_writes_are_recorded_in_the_registry(
     vault: Vault, writer: Writer, own_writes: OwnWrites
 ) -> None:
