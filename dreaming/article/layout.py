@@ -9,6 +9,7 @@ original text byte for byte.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,10 +34,10 @@ def _probe(lines: Sequence[str], i: int) -> str:
 
 @dataclass(frozen=True)
 class Layout:
-    lines: list[str]
+    lines: tuple[str, ...]
     fm_end: int
     """The line after the frontmatter (0 when there is none)."""
-    headings: list[tuple[int, int, str]]
+    headings: tuple[tuple[int, int, str], ...]
     """(line index, level, text) of every ATX heading outside code and frontmatter."""
     title_line: int | None
     """The H1 that titles the article: the first `#`/`##` heading, when it is an H1."""
@@ -71,7 +72,10 @@ def close_fences(text: str) -> str:
     return bom + frontmatter + repair_fences(body)
 
 
+@functools.lru_cache(maxsize=32)
 def layout(text: str) -> Layout:
+    """Cached (a Layout is immutable): the gate finds each section an edit touched in
+    the text before and after it, and laying a text out twice was most of its cost."""
     lines = split_lines(text)
     fm_end = _frontmatter_end(lines)
     # Code and comments are blanked in the mask: a heading there is no heading.
@@ -84,7 +88,7 @@ def layout(text: str) -> Layout:
             headings.append((i, h[0], h[1]))
     top = [h for h in headings if h[1] <= 2]
     title_line = top[0][0] if top and top[0][1] == 1 else None
-    return Layout(lines, fm_end, headings, title_line)
+    return Layout(tuple(lines), fm_end, tuple(headings), title_line)
 
 
 def split_block(lines: Sequence[str]) -> tuple[str, str, str]:
