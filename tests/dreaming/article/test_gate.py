@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import fields, replace
 
 import pytest
@@ -10,7 +11,8 @@ from hypothesis import strategies as st
 
 from dreaming.article.document import LEAD, Article, parse, render, tail_rank
 from dreaming.article.gate import CODES, GateResult, Part, Rejection, check, unsafe_link
-from dreaming.article.markup import words
+from dreaming.article.markup import _UNSPACED as UNSPACED
+from dreaming.article.markup import text_units, words
 from dreaming.article.normalize import normalize
 from dreaming.article.sections import replace_section
 from tests.strategies import COMMENTS, GenArticle, articles, near_markdown, rich_articles
@@ -463,6 +465,21 @@ def test_text_units_count_each_letter_of_an_unspaced_script() -> None:
     assert words("ภาษาไทยที่") == 8  # ten code points, two of them combining marks
     assert words("東京tower und café") == 5
     assert words("한국어 문장 입니다") == 3
+
+
+def _units_token_by_token(line: str) -> int:
+    unspaced = sum(unicodedata.category(c)[0] in "LN" for c in UNSPACED.findall(line))
+    spaced = UNSPACED.sub(" ", line).split()
+    return unspaced + sum(1 for tok in spaced if any(c.isalnum() for c in tok))
+
+
+MIXED_SCRIPTS = st.sampled_from(" \t\u00a0\u3000-_*.a9é我ภ\u0301²")
+
+
+@settings(max_examples=draws(300))
+@given(st.text(alphabet=MIXED_SCRIPTS, max_size=40) | st.text())
+def test_text_units_count_the_tokens_holding_a_letter_or_digit(line: str) -> None:
+    assert text_units(line) == _units_token_by_token(line)
 
 
 def test_a_long_chinese_article_is_not_a_stub() -> None:

@@ -24,6 +24,7 @@ from dreaming.article.markup import (
     definitions,
     markers,
     parse_footnote,
+    text_units,
     wikilinks,
     words,
 )
@@ -77,6 +78,8 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
     "category words": (words, lambda n: "[[Category:" + SP * n + "x]] y"),
     "unclosed links": (wikilinks, lambda n: "[[" * n),
     "markers": (markers, lambda n: "[^" * n + "[^1]"),
+    "a token of punctuation ending in a letter": (text_units, lambda n: "-" * n + "a"),
+    "tokens of punctuation": (text_units, lambda n: "- _ * " * n),
     "definition lines": (definitions, lambda n: "[^1]:" + SP * n + "\n" + "[^" * n),
     "conv refs": (conv_hashes, lambda n: "conv:" * n),
     "inline code runs of rising width": (
