@@ -14,6 +14,7 @@ import pytest
 
 from dreaming.article.document import parse
 from dreaming.article.fences import forget_masks
+from dreaming.article.layout import layout
 from dreaming.model import Completion, Constraint
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def best_seconds(fn: Callable[[str], object], text: str) -> float:
     for _ in range(3):
         forget_masks()
         parse.cache_clear()
+        layout.cache_clear()
         start = time.perf_counter()
         fn(text)
         best = min(best, time.perf_counter() - start)
