@@ -25,7 +25,7 @@ from dreaming.vault import keepout
 from dreaming.vault.checksums import checksum
 from dreaming.vault.paths import FOLDERS, LAYOUT, STATE_DIR, Vault
 from dreaming.vault.repo import VaultRepo
-from dreaming.vault.writes import write_atomic
+from dreaming.vault.writes import replace_file, write_atomic
 
 CONFIG_NAME = "config.toml"
 RUN_ID = "init"
@@ -264,7 +264,7 @@ def _keep_out_of_git(repo: VaultRepo, first: bool) -> None:
         wanted += [TRANSCRIPT_NOTE, *TRANSCRIPT_RULES]
     text = "".join(line + "\n" for line in [*lines, *wanted])
     if text != before:
-        exclude.write_text(text, encoding="utf-8")
+        replace_file(exclude, text.encode("utf-8"))
 
 
 def _state_rules(lines: list[str]) -> list[str]:

@@ -37,6 +37,20 @@ def durable_temp(folder: Path, data: bytes, *, prefix: str) -> Path:
     return Path(name)
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Put `data` in place of `path` whole, keeping its mode: for a file outside the
+    vault's pages (git's `info/exclude`) that a crash must not leave half written. A
+    link there is replaced by a file, never written through."""
+    tmp = durable_temp(path.parent, data, prefix=f".{path.name}.")
+    try:
+        mode = path.lstat().st_mode & 0o7777 if path.exists() and not path.is_symlink() else 0o644
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 _TEMP_RANDOM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 """The characters of the 8 that `tempfile.mkstemp` puts in a name."""
 

@@ -240,6 +240,20 @@ def test_transcripts_stay_out_when_the_exclude_rules_are_removed(tmp_path: Path)
     assert "Raw/chat.jsonl" not in git(root, "diff", "--cached", "--name-only")
 
 
+def test_init_writes_no_file_outside_through_an_exclude_that_is_a_link(tmp_path: Path) -> None:
+    root = existing_repo(tmp_path / "v", gitignore="*.tmp\n")
+    outside = tmp_path / "shared-exclude"
+    outside.write_text("*.swp\n")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    exclude.unlink(missing_ok=True)
+    exclude.symlink_to(outside)
+    init_vault(root)
+    assert outside.read_text() == "*.swp\n"
+    assert "*.swp" in exclude.read_text().splitlines(), "the rules it held are kept"
+    assert ".dreaming/*" in exclude.read_text().splitlines()
+
+
 def conflicted_merge(root: Path) -> None:
     existing_repo(root)
     me = ("-c", "user.name=P", "-c", "user.email=p@x")
