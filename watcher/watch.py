@@ -67,6 +67,7 @@ def watch_vault(
     routes.take_pending(time.monotonic())
     failed = ""
     while not stop.is_set():
+        watching = False
         try:
             for changes in watchfiles.watch(
                 root,
@@ -80,6 +81,11 @@ def watch_vault(
                 ignore_permission_denied=True,
             ):
                 now = time.monotonic()
+                if not watching:
+                    # The first batch comes once the watch is in place: a save made
+                    # between the look above and now told no event, so look again.
+                    routes.take_pending(now)
+                    watching = True
                 routes.take(sort_changes(root, changes), now)
                 _tick(routes, now, on_reaction)
                 if on_ready is not None:

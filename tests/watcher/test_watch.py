@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+import watchfiles
 
 from bench.bench_read_memory import FORMATS
 from dreaming.errors import GitError
@@ -16,6 +17,7 @@ from dreaming.ledger import Ledger
 from dreaming.ledger.connection import ledger_error
 from dreaming.raw import read_transcript
 from dreaming.vault import Vault
+from dreaming.vault.repo import PIPELINE_AUTHOR, VaultRepo
 from tests.support import drop, raw_note
 from tests.watch_support import spy_ingest, wait_for, watched
 from watcher.reactions import trouble
@@ -217,3 +219,28 @@ def test_a_fault_in_dreaming_is_said_in_one_line_and_its_traceback_kept(vault: V
         "your file is untouched: save it again"
     )
     assert "a bug" in (vault.logs / "internal.log").read_text(encoding="utf-8")
+
+
+def test_a_card_saved_while_the_watch_starts_is_committed(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The save lands after the watcher's first look at the person's edits and before
+    # its watch is in place, so no event ever tells of it: only a second look does.
+    card = vault.root / "STATION.md"
+    mine = card.read_bytes().replace(b"(none yet)", b"saved as the watch began")
+    real = watchfiles.watch
+
+    def saved_first(*args: object, **kwargs: object) -> object:
+        card.write_bytes(mine)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watchfiles, "watch", saved_first)
+    repo = VaultRepo(vault.root)
+    with watched(vault, lock_grace=0.3):
+        wait_for(lambda: repo.dirty_paths() == [])
+    theirs = [
+        c.tree["STATION.md"].data_stream.read()
+        for c in repo.repo.iter_commits("HEAD", paths="STATION.md")
+        if c.author.name != PIPELINE_AUTHOR.name
+    ]
+    assert theirs[0] == mine, "the save is committed as the person's"
