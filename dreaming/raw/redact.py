@@ -129,6 +129,8 @@ def redact(text: str) -> tuple[str, int]:
         if rule.triggers and not any(t in (exact if rule.folded is None else folded)
                                      for t in rule.triggers):  # fmt: skip
             continue
+        if rule.can_match is not None and not rule.can_match(text):
+            continue
         if rule.folded is not None:
             if low is None:
                 low = text.lower()

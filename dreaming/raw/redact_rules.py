@@ -32,6 +32,24 @@ class Rule:
     folded: re.Pattern[str] | None = None
     """For a case-blind rule, `pattern` (written in lower case) runs on the lower-cased text,
     4x faster than `(?i)`; this IGNORECASE twin runs where lower-casing changes lengths."""
+    can_match: Callable[[str], bool] | None = None
+    """For a rule with no trigger: a test, much cheaper than the regex, that is false only
+    where the regex cannot match."""
+
+
+_TOKEN_BYTES = bytes.maketrans(
+    bytes(range(256)),
+    bytes(b"a"[0] if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "/+") else b" "[0]
+          for b in range(256)),
+)  # fmt: skip
+_AWS_RUN = b"a" * 40
+
+
+def _has_aws_run(text: str) -> bool:
+    """Whether `text` holds 40 characters of `[A-Za-z0-9/+]` in a row: a byte table
+    run over its UTF-8 (every non-ASCII byte is no such character), 10x faster than
+    the regex looking at every position. Most texts have no such run."""
+    return _AWS_RUN in text.encode("utf-8", "surrogatepass").translate(_TOKEN_BYTES)
 
 
 def _case_blind(kind: str, triggers: tuple[str, ...], regex: str, secret: Secret) -> Rule:
@@ -216,6 +234,7 @@ RULES: tuple[Rule, ...] = (
         (),
         re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40,}+(?![A-Za-z0-9/+=])"),
         judge.aws_secret,
+        can_match=_has_aws_run,
     ),
     _case_blind(
         "authorization",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreaming.raw.redact import redact
+from dreaming.raw.redact_rules import _has_aws_run
 from tests.planted_secrets import (
     AWS_EXAMPLE,
     AWS_SECRET,
@@ -184,6 +186,22 @@ def test_git_shas_paths_and_identifiers_of_40_characters_survive(text: str) -> N
 def test_no_git_sha_is_taken_for_an_aws_secret(sha: str) -> None:
     text = f"git show {sha}"
     assert redact(text) == (text, 0)
+
+
+AWS_RUN = re.compile(r"[A-Za-z0-9/+]{40}")
+NEAR_RUNS = st.lists(
+    st.tuples(
+        st.text(alphabet="aZ09/+", min_size=36, max_size=44),
+        st.sampled_from(["", " ", "=", "-", "_", "é", "\U0001f600", "\ud800"]),
+    ),
+    max_size=3,
+).map(lambda parts: "".join(run + sep for run, sep in parts))
+
+
+@settings(max_examples=draws(300))
+@given(NEAR_RUNS | st.text())
+def test_the_bare_aws_rule_is_skipped_only_where_its_regex_finds_no_run(text: str) -> None:
+    assert _has_aws_run(text) == (AWS_RUN.search(text) is not None)
 
 
 def test_digits_inside_a_hex_name_are_no_card() -> None:
