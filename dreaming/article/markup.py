@@ -283,6 +283,12 @@ def unlinked(text: str) -> str:
     return WIKILINK.sub(lambda m: _shown(m)[1:], text)
 
 
+def unstubbed(text: str) -> str:
+    """`text` without its `{{stub}}` marks: a mark for the wiki's upkeep, not something
+    a reader of the lead is told."""
+    return STUB_RE.sub(" ", text)
+
+
 def text_units(line: str) -> int:
     """How much text a line holds, in words, for every script.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dreaming.article.markup import unstubbed
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Entry
 from dreaming.query import discussed
@@ -94,7 +95,7 @@ def _trigrams(key: str) -> set[str]:
 def lead_line(ledger: Ledger, stem: str, limit: int = 200) -> str:
     """The lead's first words, one line."""
     sections = nav_index.sections(ledger, stem)
-    return short(sections[0].body if sections else "", limit)
+    return short(" ".join(unstubbed(sections[0].body).split()) if sections else "", limit)
 
 
 def describe(entry: Entry) -> str:

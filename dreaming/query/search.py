@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from dreaming.article.markup import unstubbed
 from dreaming.ledger import Ledger, nav_index
 from dreaming.ledger.nav_index import Hit
 from dreaming.query import discussed
@@ -91,4 +92,4 @@ def search(ledger: Ledger, text: str, *, limit: int) -> Result:
 
 
 def _snippet(hit: Hit) -> str:
-    return short(" ".join(hit.snippet.split()), SNIPPET_BYTES)
+    return short(" ".join(unstubbed(hit.snippet).split()), SNIPPET_BYTES)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dreaming.article.document import parse
-from dreaming.article.markup import MARKER, Definition, parse_footnote
+from dreaming.article.markup import MARKER, Definition, parse_footnote, unstubbed
 from dreaming.article.titles import heading_key
 from dreaming.article.words import content_words, sentences, stem, words
 from dreaming.errors import GitError
@@ -403,7 +403,7 @@ def _render(
     stem_ = entry.stem
     kind = f" · {short(entry.kind, 40)}" if entry.kind else ""
     head = f"# Takeoff: {short(entry.title)} ({stem_}{kind})"
-    lead = " ".join(MARKER.sub("", sections[0].body if sections else "").split())
+    lead = " ".join(unstubbed(MARKER.sub("", sections[0].body if sections else "")).split())
     reads: list[str] = []
     if newest is None:
         newest_line = "Newest conversation: none cited"

@@ -108,3 +108,17 @@ def test_path_like_names_resolve_only_through_the_index(reader: Reader, name: st
         assert "[core]" not in result.text
         assert "root:" not in result.text
         assert result.data.get("stem") in (None, "Ripgrep")
+
+
+STUB = (
+    "# Beads\n\nBeads is an issue tracker for coding agents.[^1]\n\n{{stub}}\n\n"
+    "## References\n\n[^1]: `conv:aaaa1111` (2026-03-01, claude-code) — a talk\n"
+)
+
+
+def test_a_stub_s_lead_is_shown_without_its_stub_mark(vault: Vault, ledger: Ledger) -> None:
+    write(vault, "Beads", STUB)
+    reader = Reader(vault, ledger)
+    for shown in (reader.resolve("beads"), reader.search("issue tracker"), reader.takeoff("beads")):
+        assert "issue tracker for coding agents" in shown.text
+        assert "{{stub}}" not in shown.text
