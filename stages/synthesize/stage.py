@@ -107,7 +107,7 @@ class SynthesizeStage:
         if isinstance(result, UnitResult):
             return result
         edit, wove, note = result
-        refused = unwritten(ctx.writer.write(edit))
+        refused = None if edit is None else unwritten(ctx.writer.write(edit))
         if refused is not None:
             return refused
 
@@ -164,7 +164,9 @@ def mark_complete(ctx: StageContext, bucket_id: int) -> None:
         buckets.mark_synthesized(ctx.ledger, bucket_id, complete, ctx.run_id)
 
 
-_Planned = tuple[Edit, list[str], str | None]
+_Planned = tuple[Edit | None, list[str], str | None]
+"""The edit (None: the sources were read and change nothing), the chunks it weaves in,
+and a note for the run report."""
 
 
 def _create(
@@ -239,8 +241,18 @@ def _update(
         )
     except ModelCallError as e:
         return UnitResult("failed", str(e))
+    n = f"{len(fresh)} excerpt{'s' if len(fresh) != 1 else ''}"
+    if isinstance(revision, update.NothingNew):
+        # An answer for this input, not a failure to retry: the excerpts count as woven
+        # in, so the article stays as it is and they are not asked about again.
+        return None, [s.chunk_id for s in sources], f"nothing new for articles/{stem}.md in {n}"
     if revision is None:
-        return UnitResult("failed", f"no usable revision of articles/{stem}.md; retried next run")
+        # Nothing drafted was usable. Asking the same model the same again gives the same
+        # answer, so the unit is done for this input: asked again when the model or the
+        # delta changes (the excerpts stay unwoven until then).
+        return UnitResult(
+            "done", f"no usable revision of articles/{stem}.md from {n}; asked again with more"
+        )
     edit = Edit(
         stem,
         revision.text,

@@ -91,6 +91,12 @@ class Revision:
 
 
 @dataclass(frozen=True)
+class NothingNew:
+    """`revise`'s answer when the model judged the delta adds nothing to the article: no
+    section takes it and it makes no section of its own. An answer, not a failure."""
+
+
+@dataclass(frozen=True)
 class _Target:
     heading: str
     """As the article writes it; LEAD for the lead."""
@@ -142,9 +148,10 @@ def revise(
     stage: str = "synthesize",
     language: Language = ENGLISH,
     longer: Sequence[str] = (),
-) -> Revision | None:
-    """The article `text` updated with the whole delta `sources` (oldest first); None when
-    the delta changes nothing (all-no and not substantive, or nothing usable drafted).
+) -> Revision | NothingNew | None:
+    """The article `text` updated with the whole delta `sources` (oldest first);
+    NothingNew when the model judged the delta adds nothing, None when nothing it
+    drafted was usable (or there are no sources).
     `longer`: other articles' titles that hold this one ("Claude Code" for Claude): a
     paragraph naming only them is not about this subject. Raises ModelCallError /
     BudgetExhausted as the seam does."""
@@ -168,7 +175,9 @@ def revise(
         change = _revised(ask, article, title, target, sources, fresh, language)
         if change is not None:
             changes.append(change)
-    if not routed and ask.yes(prompt.SUBSTANTIVE_SYSTEM, prompt.substantive(title, gists)):
+    if not routed:
+        if not ask.yes(prompt.SUBSTANTIVE_SYSTEM, prompt.substantive(title, gists)):
+            return NothingNew()
         taken = [s.heading for s in article.sections] + [SEE_ALSO, NOTES, REFERENCES, HISTORY]
         heading = heading_from([s.label for s in sources], taken)
         paras = [] if heading is None else _drafted(ask, title, heading, sources, fresh, language)

@@ -152,3 +152,18 @@ def test_an_older_position_arriving_after_a_newer_one_is_dated_and_the_newer_sta
         "As of January 2026, the person feeds the starter white flour.[^2]\n\n"
         "The person feeds the starter whole rye flour.[^1]"
     )
+
+
+def test_a_delta_with_nothing_new_for_the_article_is_done_not_failed_and_not_asked_again(
+    vault: Vault, ledger: Ledger
+) -> None:
+    path, _ = earlier_article(vault, ledger)
+    later = later_delta(ledger)
+    before = path.read_bytes()
+    editor = Editor(substantive="no")  # no section takes it, and it says nothing new
+    night(vault, ledger, editor)
+    assert path.read_bytes() == before
+    assert woven.into(ledger, [later]) == {(later, "Sourdough_Starter")}
+    asked = len(editor.asked)
+    again = run_stage(SynthesizeStage(), context(vault, ledger, editor))
+    assert (again.done, again.failed, len(editor.asked)) == (0, 0, asked)
