@@ -185,8 +185,18 @@ _META = re.compile(
 def _unframed(text: str) -> str:
     """`text` without an opening that talks about the excerpt ("The excerpt establishes
     that …"): what follows is the claim, and the support check weighs it alone."""
-    rest = _META.sub("", text, count=1)
-    return rest[:1].upper() + rest[1:] if rest != text else text
+    m = _META.match(text)
+    if m is None:
+        return text
+    rest = text[m.end() :]
+    if m.group().rstrip(" ,:").casefold().endswith(" that"):
+        # "… says that X, and that Y": the second "that" hung on the opener too.
+        rest = _PARALLEL_THAT.sub(", and ", rest)
+    return rest[:1].upper() + rest[1:]
+
+
+_PARALLEL_THAT = re.compile(r",? and that (?!(?:is|was|means|makes)\b)(?=\S)")
+"""The opener's second "that" clause; not "and that is why …", where "that" is the thing."""
 
 
 def _defanged(text: str) -> str:

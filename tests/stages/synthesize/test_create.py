@@ -120,6 +120,15 @@ def test_when_no_label_gives_a_heading_the_section_is_numbered() -> None:
         ("The excerpt establishes that MD034 wraps URLs.", "MD034 wraps URLs."),
         ("This conversation shows, vinegar descales.", "Vinegar descales."),
         ("The notes suggest that the CSS fails in Chrome.", "The CSS fails in Chrome."),
+        (
+            "The excerpt says that `rb` fails in Chrome, and that ruby elements work.",
+            "`rb` fails in Chrome, and ruby elements work.",
+        ),
+        ("Thing A boils, and that is why it works.", "Thing A boils, and that is why it works."),
+        (
+            "The notes say that it boils, and that is why it works.",
+            "It boils, and that is why it works.",
+        ),
         ("The most important fact about Thing A is that it boils.", "It boils."),
         ("Thing A is a pot. The key point is that it boils.", "Thing A is a pot. It boils."),
     ],
