@@ -126,7 +126,14 @@ class Editor:
         pass
 
 
-def _revise(editor: Editor, *sources: Source, text: str = OLD) -> Revision | NothingNew | None:
+def _revise(editor: Editor, *sources: Source, text: str = OLD) -> Revision | None:
+    """`revise` where the model does not judge the delta to add nothing."""
+    r = _judged(editor, *sources, text=text)
+    assert not isinstance(r, NothingNew), "the model judged the delta adds nothing"
+    return r
+
+
+def _judged(editor: Editor, *sources: Source, text: str = OLD) -> Revision | NothingNew | None:
     return revise(editor, text, TITLE, sources or (PAINT,), unit="bucket-1:Shelf_Bracket")
 
 
@@ -280,7 +287,7 @@ def test_no_section_updated_and_a_substantive_delta_makes_a_new_named_section() 
 
 def test_no_section_updated_and_nothing_substantive_changes_nothing() -> None:
     editor = Editor(substantive="no")
-    assert _revise(editor) == NothingNew()
+    assert _judged(editor) == NothingNew()
     assert editor.asked == [
         ("route", "Choice"),
         ("route", "Mounting"),
@@ -336,7 +343,7 @@ def test_a_section_with_no_name_is_never_routed() -> None:
     editor = Editor(route={"[^2]"}, drafts={"[^2]": "The bracket is painted black."})
     r = _revise(editor, text=old)
     assert ("route", "[^2]") not in editor.asked
-    assert not isinstance(r, Revision) or parse(r.text).lead == parse(old).lead
+    assert r is None or parse(r.text).lead == parse(old).lead
 
 
 def test_unsure_whether_changed_or_mistaken_is_taken_as_changed() -> None:
