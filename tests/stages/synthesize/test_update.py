@@ -244,7 +244,7 @@ def test_a_delta_of_two_sources_adds_a_paragraph_each_cited_to_its_own() -> None
 
 def test_the_lead_is_never_routed() -> None:
     editor = Editor()
-    _revise(editor)
+    _judged(editor)
     assert ("route", LEAD) not in editor.asked
 
 
@@ -332,7 +332,7 @@ def test_the_history_section_is_never_routed() -> None:
         "## References", "## History\n\nIt was first bought plain.[^2]\n\n## References"
     )
     editor = Editor()
-    _revise(editor, text=old)
+    _judged(editor, text=old)
     assert ("route", "History") not in editor.asked
 
 
@@ -341,9 +341,9 @@ def test_a_section_with_no_name_is_never_routed() -> None:
     # meant for it would land in the lead.
     old = OLD.replace("## References", "## [^2]\n\nIt was first bought plain.[^2]\n\n## References")
     editor = Editor(route={"[^2]"}, drafts={"[^2]": "The bracket is painted black."})
-    r = _revise(editor, text=old)
+    r = _judged(editor, text=old)
     assert ("route", "[^2]") not in editor.asked
-    assert r is None or parse(r.text).lead == parse(old).lead
+    assert not isinstance(r, Revision) or parse(r.text).lead == parse(old).lead
 
 
 def test_unsure_whether_changed_or_mistaken_is_taken_as_changed() -> None:
@@ -481,7 +481,7 @@ def test_calls_per_update_one_route_a_section_then_a_draft_an_excerpt_of_each_ye
 def test_a_routing_question_shows_a_sections_opening_not_the_whole_section() -> None:
     long_body = "First point here.[^1] Second point here. Third point is private detail."
     editor = Editor()
-    _revise(editor, text=OLD.replace(CHOICE_BODY, long_body))
+    _judged(editor, text=OLD.replace(CHOICE_BODY, long_body))
     [asked] = [
         u for (_, part), u in zip(editor.asked, editor.prompts, strict=True) if part == "Choice"
     ]
