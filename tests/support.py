@@ -8,14 +8,15 @@ import tracemalloc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pytest
 
+import dreaming.model
 from dreaming.article.document import parse
 from dreaming.article.fences import forget_masks
 from dreaming.article.layout import layout
-from dreaming.model import Completion, Constraint
+from dreaming.model import Completion, Constraint, TextModel
 
 if TYPE_CHECKING:
     from dreaming.ledger import Ledger
@@ -67,6 +68,19 @@ def corpus_or_skip() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is absent (a user's clone has none)")
     return CORPUS
+
+
+M = TypeVar("M", bound="TextModel")
+
+
+def every_load_gives(patch: pytest.MonkeyPatch, model: M) -> M:
+    """`model` for every model a night loads, whatever its spec; `model` returned."""
+
+    def load(spec: str) -> TextModel:
+        return model
+
+    patch.setattr(dreaming.model, "load", load)
+    return model
 
 
 def best_seconds(fn: Callable[[str], object], text: str) -> float:

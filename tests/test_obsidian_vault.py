@@ -25,15 +25,14 @@ from typing import Any
 
 import pytest
 
-import dreaming.model
 from dreaming.article import build
 from dreaming.article.titles import heading_key
 from dreaming.config import Settings
-from dreaming.model import TextModel
 from dreaming.vault import Vault
 from dreaming.vault.scaffold import init_vault
 from stages.runner.pipeline import run_night
 from tests.rule_model import RuleModel
+from tests.support import every_load_gives
 from watcher.app import App
 
 otools = pytest.importorskip(
@@ -112,13 +111,8 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
     split, merge proposal and filing, the run report) on a model answering by rule."""
     vault = init_vault(tmp_path_factory.mktemp("obsidian") / "vault").vault
     seed(vault)
-    rule = RuleModel()
-
-    def load(spec: str) -> TextModel:
-        return rule
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dreaming.model, "load", load)
+        every_load_gives(patch, RuleModel())
         with App(vault, replace(Settings(vault=vault.root), model="rule")) as app:
             report = run_night(app)
     assert report.status == "ok"

@@ -7,13 +7,16 @@ facts in `meta` (cwd, branch, model) are stored in the ledger too.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import TypeVar
 
 from dreaming.raw import deadline
 from dreaming.raw.redact import MARKER, redact
 from dreaming.transcript import Conversation
 
 _SEP = "\n\x00\n"
+T = TypeVar("T")
 
 
 def _redact_texts(texts: list[str]) -> tuple[list[str], int]:
@@ -47,23 +50,22 @@ def _redact_batch(texts: list[str]) -> tuple[list[str], int]:
         parts = joined.split(_SEP)
         if len(parts) == len(texts):
             return parts, n
-    total = 0
-    out: list[str] = []
-    for t in texts:
-        t, n = redact(t)
-        out.append(t)
-        total += n
-    return out, total
+    return _each(redact, texts)
 
 
 def redact_conversations(conversations: list[Conversation]) -> tuple[list[Conversation], int]:
     """Redact every stored text; the count is the markers stored, which includes the ones
     readers made when they redacted a tool line or a title before shortening it."""
+    return _each(_redact_one, conversations)
+
+
+def _each(redacting: Callable[[T], tuple[T, int]], items: Iterable[T]) -> tuple[list[T], int]:
+    """`redacting` applied to each item: what it made of each, and its counts summed."""
+    out: list[T] = []
     total = 0
-    out: list[Conversation] = []
-    for conv in conversations:
-        conv, n = _redact_one(conv)
-        out.append(conv)
+    for item in items:
+        made, n = redacting(item)
+        out.append(made)
         total += n
     return out, total
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import dreaming.model
 from dreaming.config import Settings
 from dreaming.errors import PolicyError
 from dreaming.policy.pages import Policy, accept_edit, policy_problems
@@ -19,7 +18,7 @@ from dreaming.vault import Vault, checksum
 from stages.runner.pipeline import run_night
 from stages.segment.plan import parse_rules
 from tests.rule_model import RuleModel
-from tests.support import drop, raw_note
+from tests.support import drop, every_load_gives, raw_note
 from watcher.app import App
 from watcher.cli import cli
 
@@ -133,8 +132,7 @@ def test_policy_problems_lists_every_page_not_in_force(vault: Vault) -> None:
 def test_a_night_on_a_broken_page_runs_on_its_last_good_version_and_the_report_says_so(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = RuleModel()
-    monkeypatch.setattr(dreaming.model, "load", lambda spec: model)
+    every_load_gives(monkeypatch, RuleModel())
     page = vault.meta / "Chunking.md"
     good = page.read_text(encoding="utf-8").replace("max_messages: 500", "max_messages: 80")
     page.write_text(good, encoding="utf-8")

@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-import dreaming.model
-from dreaming.model import TextModel
 from tests.rule_model import RuleModel
+from tests.support import every_load_gives
 
 
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> RuleModel:
-    rule = RuleModel()
-
-    def load(spec: str) -> TextModel:
-        return rule
-
-    monkeypatch.setattr(dreaming.model, "load", load)
-    return rule
+    return every_load_gives(monkeypatch, RuleModel())

@@ -9,11 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-import dreaming.model
 from dreaming.config import Settings
 from dreaming.errors import DreamingError
 from dreaming.ledger import Ledger, chunks, subjects, unit_policy
-from dreaming.model import Completion, Constraint, Lines, TextModel
+from dreaming.model import Completion, Constraint, Lines
 from dreaming.policy.pages import Policy, PolicyPage
 from dreaming.vault import Vault
 from stages.bucket import BucketStage
@@ -23,7 +22,7 @@ from stages.runner.pipeline import STAGES, run_night
 from stages.runner.report import NightReport
 from tests.rule_model import RuleModel
 from tests.story_support import context, conversation, names, run
-from tests.support import drop, raw_note
+from tests.support import drop, every_load_gives, raw_note
 from tests.watcher.test_cli import dreaming as command
 from watcher.app import App
 
@@ -66,13 +65,7 @@ class TopicModel(RuleModel):
 
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> TopicModel:
-    topic = TopicModel()
-
-    def load(spec: str) -> TextModel:
-        return topic
-
-    monkeypatch.setattr(dreaming.model, "load", load)
-    return topic
+    return every_load_gives(monkeypatch, TopicModel())
 
 
 def night(vault: Vault, **kwargs: object) -> NightReport:
